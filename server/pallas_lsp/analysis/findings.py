@@ -1,0 +1,103 @@
+"""What the analysis reports: plain, immutable data with no protocol types.
+
+Coordinates: `line` is 0-based; `col` is 0-based and counted in Unicode code points
+(Python `str` indices), absolute in the analysed text.  The server converts them to the
+client's position encoding (UTF-16 by default); the CLI prints them 1-based.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def shifted(self, lines: int) -> "Span":
+        return Span(self.line + lines, self.col, self.end_line + lines, self.end_col)
+
+
+@dataclass(frozen=True)
+class Related:
+    """A place that explains a finding: the declaration, the helper that starts the DMA, ..."""
+
+    span: Span
+    message: str
+    path: str | None = None  # None: the analysed document itself
+
+
+@dataclass(frozen=True)
+class FixData:
+    """Everything `fixes.py` needs to build edits without re-analysing.
+
+    It travels in `Diagnostic.data`, so it holds only JSON-friendly values.
+    """
+
+    sem_text: str                 # source text of the semaphore argument (at `Finding.span`)
+    index: tuple[str, ...]        # index expressions that make it scalar, e.g. ("slot",) or ("0", "0")
+    guard_line: int               # 0-based line of the statement holding the call (the guard goes above)
+    guard_indent: str             # indentation of that statement
+    guard_target: str             # expression the guard asserts on (usually == sem_text)
+    scalar_decl: Span | None = None   # a `(1,)`-shaped declaration that can become a single semaphore
+    scalar_decl_text: str | None = None  # its replacement text, e.g. "pltpu.SemaphoreType.DMA"
+    index_span: Span | None = None    # where the index goes; None means at `Finding.span`
+    index_base: str | None = None     # the text to index, when it is not sem_text (e.g. a helper call's argument)
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str                     # rule code, e.g. "PAL001" (see rules.py)
+    severity: str                 # "error" or "warning"
+    message: str
+    span: Span                    # the semaphore argument expression
+    shape: tuple = ()             # the semaphore's shape as shown to the user
+    related: tuple[Related, ...] = field(default=())
+    fix: FixData | None = None
+
+    @property
+    def key(self):
+        return (self.span, self.code)
+
+
+def _span_or_none(d):
+    return Span(**d) if d else None
+
+
+def finding_to_data(f: Finding) -> dict:
+    """A JSON-friendly dict (for `Diagnostic.data` and the CLI's json format)."""
+    from dataclasses import asdict
+
+    d = asdict(f)
+    d["shape"] = [s if isinstance(s, int) else str(s) for s in f.shape]
+    return d
+
+
+def finding_from_data(d: dict) -> Finding:
+    fix = d.get("fix")
+    if fix:
+        fix = FixData(
+            sem_text=fix["sem_text"],
+            index=tuple(fix["index"]),
+            guard_line=fix["guard_line"],
+            guard_indent=fix["guard_indent"],
+            guard_target=fix["guard_target"],
+            scalar_decl=_span_or_none(fix.get("scalar_decl")),
+            scalar_decl_text=fix.get("scalar_decl_text"),
+            index_span=_span_or_none(fix.get("index_span")),
+            index_base=fix.get("index_base"),
+        )
+    return Finding(
+        code=d["code"],
+        severity=d["severity"],
+        message=d["message"],
+        span=Span(**d["span"]),
+        shape=tuple(d.get("shape", ())),
+        related=tuple(
+            Related(Span(**r["span"]), r["message"], r.get("path")) for r in d.get("related", ())
+        ),
+        fix=fix,
+    )
