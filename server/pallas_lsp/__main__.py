@@ -1,0 +1,73 @@
+"""`pallas-lsp` / `python -m pallas_lsp`: serve LSP (the default) or `check` files.
+
+    pallas-lsp                         serve LSP over stdio
+    pallas-lsp --tcp 127.0.0.1:2087    serve LSP over TCP
+    pallas-lsp check src/ --format json
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import __version__
+
+
+def _tcp_address(text: str) -> str:
+    """Validate `HOST:PORT` (IPv6 hosts in brackets: `[::1]:2087`); returns it unchanged."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host.strip("[]"):
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {text!r}")
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"bad port in {text!r} (expected 0-65535)")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import cli
+
+    parser = argparse.ArgumentParser(
+        prog="pallas-lsp",
+        description="Language server and CI checker for JAX Pallas TPU kernels: finds "
+                    "semaphore arrays passed where one semaphore is needed. "
+                    "Without a command, serves LSP over stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"pallas-lsp {__version__}")
+    parser.add_argument("--tcp", metavar="HOST:PORT", type=_tcp_address,
+                        help="serve LSP over TCP instead of stdio")
+    parser.add_argument("--log-file", metavar="PATH", help="write the server's log to PATH")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more logging (-vv: debug)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    check = commands.add_parser(
+        "check", help="check files and folders (for CI)",
+        description="Check Python files and folders for non-scalar Pallas semaphores. "
+                    "Exit status: 0 clean (warnings allowed), 1 errors found, 2 usage error.",
+    )
+    cli.add_arguments(check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    if args.command == "check":
+        from . import cli
+
+        try:
+            return cli.run(args)
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:  # `pallas-lsp check . | head`: stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1
+    from .server.main import run_server
+
+    run_server(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

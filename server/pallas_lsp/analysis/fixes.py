@@ -1,0 +1,342 @@
+"""Quick fixes as pure text edits, built from a `Finding` and the document's lines.
+
+No protocol types here: the server turns `Fix` into LSP code actions (converting columns
+to the client's encoding), the CLI's `--fix` applies `fix_all_edits` with `apply_edits`.
+
+Coordinates are those of `findings.Span`: 0-based lines, 0-based columns in code points.
+Lines are split the way LSP does it (`\\n`, `\\r\\n`, `\\r`): see `split_lines`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .findings import Finding, Span
+from .suppression import parse_noqa
+
+QUICKFIX = "quickfix"
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    """Replace the text at `span` with `new_text` (an empty span inserts)."""
+
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One code action: a title, its kind, the rule it fixes and its edits."""
+
+    title: str
+    kind: str
+    code: str
+    edits: tuple[TextEdit, ...]
+    preferred: bool = False
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text` with their endings kept, split on `\\n`, `\\r\\n` and `\\r` only.
+
+    (`str.splitlines` also splits on form feeds and other separators, which LSP does not.)
+    Text that ends with a line break gets no trailing empty line, like `splitlines`.
+    """
+    lines = []
+    pos = 0
+    for m in _LINE_BREAK.finditer(text):
+        lines.append(text[pos:m.end()])
+        pos = m.end()
+    if pos < len(text):
+        lines.append(text[pos:])
+    return lines
+
+
+def _content(line: str) -> str:
+    """A line without its line ending."""
+    return line.rstrip("\r\n")
+
+
+def text_at(lines: Sequence[str], span: Span) -> str | None:
+    """The document text covered by `span`, or None when the span is outside the document."""
+    if not (0 <= span.line <= span.end_line < len(lines)):
+        return None
+    first, last = _content(lines[span.line]), _content(lines[span.end_line])
+    if span.col > len(first) or span.end_col > len(last):
+        return None
+    if span.line == span.end_line:
+        if span.end_col < span.col:
+            return None
+        return first[span.col:span.end_col]
+    middle = "".join(lines[span.line + 1:span.end_line])
+    return lines[span.line][span.col:] + middle + last[:span.end_col]
+
+
+# ---------------------------------------------------------------------------------------
+# (a) index the semaphore
+
+def _trailing_at_bracket(base: str) -> int | None:
+    """If `base` ends with `.at[...]`, the position of that `[`; else None."""
+    text = base.rstrip()
+    if not text.endswith("]"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+            if depth == 0:
+                if ch == "[" and text[:i].rstrip().endswith(".at"):
+                    return i
+                return None
+    return None
+
+
+def _keeps_dimension(index_text: str) -> bool:
+    """Whether an `.at[...]` index list holds a slice, `pl.ds(...)`/`ds(...)` or `...`.
+
+    Those keep a dimension, so more indices cannot simply be appended after them.
+    Unparsable text counts as keeping one (the safe answer: chain instead of append).
+    """
+    try:
+        node = ast.parse(f"x[{index_text}]", mode="eval").body
+    except SyntaxError:
+        return True
+    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    for e in elts:
+        if isinstance(e, (ast.Slice, ast.Starred)):
+            return True
+        if isinstance(e, ast.Constant) and e.value is Ellipsis:
+            return True
+        if isinstance(e, ast.Call):
+            func = e.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in ("ds", "Slice", "slice"):
+                return True
+    return False
+
+
+def _needs_parens(base: str) -> bool:
+    """Whether `base.at[...]` would bind wrongly without parentheses (`a if c else b`)."""
+    try:
+        node = ast.parse(base.strip(), mode="eval").body
+    except SyntaxError:
+        try:  # a multi-line expression: fine inside parentheses
+            ast.parse(f"({base})", mode="eval")
+        except SyntaxError:
+            return False
+        return True
+    return not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
+
+
+def indexed_text(base: str, index: Sequence[str]) -> str:
+    """`base` indexed with `index`: `sems` -> `sems.at[slot]`; `sems.at[i]` -> `sems.at[i, 0]`.
+
+    Indices are appended into a trailing `.at[...]` only when that one holds integer-like
+    indices; after a slice (`sems.at[0:2]`) a new `.at[...]` is chained instead.
+    """
+    joined = ", ".join(index)
+    bracket = _trailing_at_bracket(base)
+    stripped = base.rstrip()
+    if bracket is not None:
+        inner = stripped[bracket + 1:-1]
+        if inner.strip() and not _keeps_dimension(inner):
+            sep = "" if inner.rstrip().endswith(",") else ","
+            return f"{stripped[:-1].rstrip()}{sep} {joined}]"
+        return f"{stripped}.at[{joined}]"
+    if _needs_parens(base):
+        return f"({base.strip()}).at[{joined}]"
+    return f"{base.strip()}.at[{joined}]"
+
+
+def index_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
+    """(a) Replace the semaphore expression with an indexed view of it.
+
+    None when there is no fix data, no index, or the document no longer holds the text
+    the finding was made on (stale data).
+    """
+    fix = finding.fix
+    if fix is None or not fix.index:
+        return None
+    span = fix.index_span or finding.span
+    base = fix.index_base or fix.sem_text
+    if text_at(lines, span) != base:
+        return None
+    new_text = indexed_text(base, fix.index)
+    return Fix(
+        title=f"Index the semaphore: `{new_text}`",
+        kind=QUICKFIX,
+        code=finding.code,
+        edits=(TextEdit(span, new_text),),
+        preferred=True,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# (b) assertion guard
+
+def guard_statement(target: str, indent: str) -> str | None:
+    """The assertion line (with its newline) that a semaphore is a single one.
+
+    The message is an f-string showing the actual shape; when the target's text would not
+    fit in an f-string on every Python >= 3.10 (quotes of both kinds, backslashes), the
+    message is a plain string.  None when the target spans lines.
+    """
+    if "\n" in target or "\r" in target:
+        return None
+    target = target.strip()
+    literal = target.replace("{", "{{").replace("}", "}}")
+    if "\\" in target or ('"' in target and "'" in target):
+        message = repr(f"{target} must be one semaphore (shape ())")
+    else:
+        q = "'" if '"' in target else '"'
+        message = f"f{q}{literal} must be one semaphore, got shape {{{target}.shape}}{q}"
+    return f"{indent}assert {target}.shape == (), {message}\n"
+
+
+def guard_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
+    """(b) Insert `assert <sem>.shape == (), ...` on its own line above the statement."""
+    fix = finding.fix
+    if fix is None or not fix.guard_target or not (0 <= fix.guard_line < len(lines)):
+        return None
+    statement = guard_statement(fix.guard_target, fix.guard_indent)
+    if statement is None:
+        return None
+    at = Span(fix.guard_line, 0, fix.guard_line, 0)
+    return Fix(
+        title=f"Assert that `{fix.guard_target.strip()}` is a single semaphore",
+        kind=QUICKFIX,
+        code=finding.code,
+        edits=(TextEdit(at, statement),),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# (c) declare a single semaphore
+
+def scalar_decl_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
+    """(c) Replace a `(1,)`-shaped declaration with a single semaphore."""
+    fix = finding.fix
+    if fix is None or fix.scalar_decl is None or not fix.scalar_decl_text:
+        return None
+    if text_at(lines, fix.scalar_decl) is None:
+        return None
+    return Fix(
+        title="Declare a single semaphore instead of a (1,) array",
+        kind=QUICKFIX,
+        code=finding.code,
+        edits=(TextEdit(fix.scalar_decl, fix.scalar_decl_text),),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# (d) noqa
+
+def noqa_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
+    """(d) Add `# noqa: CODE` to the finding's line, merging into an existing directive.
+
+    None when the line already suppresses the code, or ends with a `\\` continuation
+    (a comment there would break the code).
+    """
+    line_no = finding.span.line
+    if not (0 <= line_no < len(lines)):
+        return None
+    content = _content(lines[line_no])
+    code = finding.code
+    directive = parse_noqa(content)
+    if directive is not None:
+        if directive.suppresses(code):
+            return None
+        at = Span(line_no, directive.end, line_no, directive.end)
+        edit = TextEdit(at, f", {code}")
+    else:
+        body = content.rstrip()
+        if body.endswith("\\"):
+            return None
+        edit = TextEdit(Span(line_no, len(body), line_no, len(content)), f"  # noqa: {code}")
+    return Fix(
+        title=f"Suppress {code} on this line (# noqa)",
+        kind=QUICKFIX,
+        code=code,
+        edits=(edit,),
+    )
+
+
+def fixes_for(finding: Finding, lines: Sequence[str]) -> list[Fix]:
+    """Every fix offered for one finding, the preferred (index) one first."""
+    builders = (index_fix, guard_fix, scalar_decl_fix, noqa_fix)
+    return [f for f in (build(finding, lines) for build in builders) if f is not None]
+
+
+# ---------------------------------------------------------------------------------------
+# fix all + applying edits
+
+def _overlaps(a: Span, b: Span) -> bool:
+    """Whether two spans (sorted, `a` first) share text; touching spans do not overlap."""
+    return (b.line, b.col) < (a.end_line, a.end_col)
+
+
+def fix_all_edits(findings: Iterable[Finding], lines: Sequence[str]) -> list[TextEdit]:
+    """The index fix of every finding that has one, in document order.
+
+    When two edits overlap (e.g. the same expression reported twice), the first is kept.
+    """
+    edits = []
+    for finding in findings:
+        fix = index_fix(finding, lines)
+        if fix is not None:
+            edits.extend(fix.edits)
+    edits.sort(key=lambda e: (e.span.line, e.span.col, e.span.end_line, e.span.end_col))
+    kept: list[TextEdit] = []
+    for edit in edits:
+        if kept and (kept[-1].span == edit.span or _overlaps(kept[-1].span, edit.span)):
+            continue
+        kept.append(edit)
+    return kept
+
+
+def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
+    """`text` with `edits` applied (positions refer to the original text).
+
+    A column past the end of its line means the line's end, a line past the end of the
+    text means the end of the text (as in LSP).  Overlapping edits raise ValueError;
+    insertions at the same position are applied in the order given.
+    """
+    lines = split_lines(text)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, col: int) -> int:
+        if line < 0 or col < 0:
+            raise ValueError(f"negative position in edit: line {line}, column {col}")
+        if line >= len(lines):
+            return len(text)
+        return starts[line] + min(col, len(_content(lines[line])))
+
+    ranges = []
+    for order, e in enumerate(edits):
+        start = offset(e.span.line, e.span.col)
+        end = offset(e.span.end_line, e.span.end_col)
+        if end < start:
+            raise ValueError(f"edit ends before it starts: {e.span}")
+        ranges.append((start, end, order, e.new_text))
+    ranges.sort()
+    for (_, end1, _, _), (start2, _, _, _) in zip(ranges, ranges[1:]):
+        if start2 < end1:
+            raise ValueError("overlapping edits")
+    out = []
+    pos = 0
+    for start, end, _, new_text in ranges:
+        out.append(text[pos:start])
+        out.append(new_text)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)

@@ -1,0 +1,246 @@
+"""Project configuration: `[tool.pallas-lsp]` in the nearest pyproject.toml.
+
+```toml
+[tool.pallas-lsp]
+select = ["PAL"]            # codes or prefixes; empty or absent: every rule
+ignore = ["PAL003"]         # codes or prefixes; ignore wins over select
+exclude = ["generated/", "**/third_party/*.py"]   # globs, relative to the pyproject's folder
+```
+
+The nearest pyproject.toml that has a `[tool.pallas-lsp]` table wins (like ruff, a
+pyproject.toml without the table is skipped).  Client settings (LSP) and command-line flags
+win over it; that merging is done by the callers.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .analysis.rules import RULES
+
+try:  # Python >= 3.11
+    import tomllib as _toml
+except ImportError:  # pragma: no cover - depends on the interpreter
+    try:
+        import tomli as _toml
+    except ImportError:
+        _toml = None
+
+SECTION = "pallas-lsp"
+KEYS = ("select", "ignore", "exclude")
+
+
+class ConfigError(Exception):
+    """A pyproject.toml that cannot be used; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Rule selection and exclusions for one project.
+
+    `select`/`ignore` are upper-cased codes or prefixes (`select=None`: every rule);
+    `exclude` holds globs relative to `root`, the folder of the pyproject.toml they came
+    from (None when no configuration was found).  `warnings` lists problems worth telling
+    the user about (unknown keys, no TOML reader on Python 3.10).
+    """
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    root: Path | None = None
+    path: Path | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    def is_excluded(self, path: str | os.PathLike) -> bool:
+        """Whether a file or folder matches one of the `exclude` globs.
+
+        A glob without `/` matches any single path component (`build`, `*_pb2.py`);
+        a glob with `/` matches the path relative to `root` or one of its leading parts
+        (`generated/` excludes everything below `generated`); a leading `**/` may match
+        nothing.
+        """
+        if not self.exclude:
+            return False
+        p = Path(path)
+        try:
+            rel = PurePosixPath(p.resolve().relative_to(self.root.resolve())) if self.root else None
+        except ValueError:
+            rel = None
+        parts = rel.parts if rel is not None else (p.name,)
+        prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        for raw in self.exclude:
+            pattern = raw.strip().rstrip("/")
+            if not pattern:
+                continue
+            if "/" not in pattern:
+                if any(fnmatch.fnmatchcase(part, pattern) for part in parts):
+                    return True
+                continue
+            if rel is None:
+                continue
+            candidates = [pattern[2:] if pattern.startswith("./") else pattern]
+            if pattern.startswith("**/"):
+                candidates.append(pattern[3:])
+            if any(fnmatch.fnmatchcase(pre, c) for pre in prefixes for c in candidates):
+                return True
+        return False
+
+
+def unknown_selectors(selectors) -> list[str]:
+    """The selectors that match no rule code (`ALL` and any prefix of a code are fine)."""
+    bad = []
+    for s in selectors or ():
+        s = s.strip().upper()
+        if s != "ALL" and not any(code.startswith(s) for code in RULES):
+            bad.append(s)
+    return bad
+
+
+def normalize_selectors(selectors) -> tuple[str, ...] | None:
+    """Upper-case, drop blanks; `ALL` means every rule (None)."""
+    if selectors is None:
+        return None
+    out = tuple(s.strip().upper() for s in selectors if s and s.strip())
+    if "ALL" in out:
+        return None
+    return out
+
+
+def split_selectors(text: str) -> list[str]:
+    """A comma-separated command-line value as a list: `"PAL001, PAL2"` -> [...]."""
+    return [s.strip() for s in text.split(",") if s.strip()]
+
+
+def _string_list(value, key: str, path: Path) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a list of strings")
+
+
+def find_pyproject(start: str | os.PathLike) -> tuple[Path, dict] | None:
+    """The nearest pyproject.toml at or above `start` that has `[tool.pallas-lsp]`,
+    with that table; None when there is none.  Raises ConfigError on broken TOML."""
+    here = Path(start).absolute()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if not candidate.is_file():
+            continue
+        table = read_table(candidate)
+        if table is not None:
+            return candidate, table
+    return None
+
+
+def read_table(path: Path) -> dict | None:
+    """The `[tool.pallas-lsp]` table of one pyproject.toml (None when it has none)."""
+    if _toml is None:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            data = _toml.load(fh)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (_toml.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    table = data.get("tool", {}).get(SECTION) if isinstance(data.get("tool"), dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.{SECTION}] must be a table")
+    return table
+
+
+def config_from_table(table: dict, path: Path) -> Config:
+    """Validate one `[tool.pallas-lsp]` table.  Unknown rule selectors are an error (a
+    typo there would silently turn checks off); unknown keys only a warning."""
+    warnings = [f"{path}: unknown key `{k}` in [tool.{SECTION}] (known: {', '.join(KEYS)})"
+                for k in table if k not in KEYS]
+    select = _string_list(table["select"], "select", path) if "select" in table else None
+    ignore = _string_list(table.get("ignore", []), "ignore", path)
+    exclude = _string_list(table.get("exclude", []), "exclude", path)
+    bad = unknown_selectors([*(select or ()), *ignore])
+    if bad:
+        raise ConfigError(
+            f"{path}: unknown rule code or prefix in [tool.{SECTION}]: {', '.join(bad)} "
+            f"(known: {', '.join(RULES)})"
+        )
+    return Config(
+        select=normalize_selectors(select),
+        ignore=normalize_selectors(ignore) or (),
+        exclude=tuple(exclude),
+        root=path.parent,
+        path=path,
+        warnings=tuple(warnings),
+    )
+
+
+def load_config(start: str | os.PathLike) -> Config:
+    """The configuration that applies to `start` (a file or a folder).
+
+    Defaults (every rule, nothing excluded) when no pyproject.toml with `[tool.pallas-lsp]`
+    is found.  Raises ConfigError for a broken file.  On Python 3.10 without `tomli`
+    pyproject.toml cannot be read: defaults, with a warning.
+    """
+    if _toml is None:
+        return Config(warnings=(
+            "pyproject.toml settings are ignored: reading TOML needs Python >= 3.11 or "
+            "the `tomli` package",
+        ))
+    found = find_pyproject(start)
+    if found is None:
+        return Config()
+    return config_from_table(found[1], found[0])
+
+
+def load_config_file(path: str | os.PathLike) -> Config:
+    """The configuration of one given pyproject.toml (the CLI's `--config`).
+
+    Its `[tool.pallas-lsp]` table may be absent (defaults).  Raises ConfigError.
+    """
+    p = Path(path).absolute()
+    if not p.is_file():
+        raise ConfigError(f"{path}: no such file")
+    if _toml is None:
+        raise ConfigError(f"{path}: reading TOML needs Python >= 3.11 or the `tomli` package")
+    table = read_table(p)
+    if table is None:
+        return Config(root=p.parent, path=p)
+    return config_from_table(table, p)
+
+
+class ConfigResolver:
+    """`load_config` for many files, reading each pyproject.toml once.
+
+    `for_path(p)` gives the configuration of the nearest pyproject.toml with
+    `[tool.pallas-lsp]` above `p` (a file or folder).  Raises ConfigError like `load_config`.
+    """
+
+    def __init__(self):
+        self._by_dir: dict[Path, Config] = {}
+
+    def for_path(self, path: str | os.PathLike) -> Config:
+        here = Path(path).absolute()
+        return self._for_dir(here if here.is_dir() else here.parent)
+
+    def _for_dir(self, folder: Path) -> Config:
+        cached = self._by_dir.get(folder)
+        if cached is not None:
+            return cached
+        if _toml is None:
+            config = load_config(folder)
+        else:
+            candidate = folder / "pyproject.toml"
+            table = read_table(candidate) if candidate.is_file() else None
+            if table is not None:
+                config = config_from_table(table, candidate)
+            elif folder.parent == folder:
+                config = Config()
+            else:
+                config = self._for_dir(folder.parent)
+        self._by_dir[folder] = config
+        return config
