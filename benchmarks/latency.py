@@ -1,0 +1,548 @@
+#!/usr/bin/env python3
+"""Latency benchmark: pallas-lsp against ruff server and jedi-language-server.
+
+One command runs all three servers, in the same run, on the same generated
+Pallas kernel files, through the same LSP client (lspbench.py), and prints a
+table per file size:
+
+* edit -> diagnostics: didChange sent -> diagnostics for that version
+  (median, p10, p90 over the edits);
+* burst: 50 one-character changes sent back to back; last change ->
+  diagnostics for the *final* version (a stale publish never counts);
+* open -> diagnostics: didOpen sent -> first diagnostics;
+* peak RSS of the server process tree;
+
+then the pallas-lsp / ruff ratios against the goals of issue 5, and a
+correctness check: the diagnostics pallas-lsp gives on open and after the
+burst must sit exactly on the generator's deliberate mistakes.
+
+Each server is measured in every diagnostics mode it offers (push:
+textDocument/publishDiagnostics; pull: textDocument/diagnostic when the
+server declares diagnosticProvider) and compared in its fastest one.
+
+    python3 benchmarks/latency.py                 # 300 / 3,000 / 20,000 lines
+    python3 benchmarks/latency.py --smoke         # CI: tiny files, few edits
+    python3 benchmarks/latency.py --profile DIR   # + py-spy profile of pallas-lsp
+
+The servers run from the benchmark's own venv (benchmarks/.venv), created
+by setup_venv.sh on first use.  Timings are wall-clock on a shared machine:
+they are noisy; the load average is printed with every table.  Exit status:
+0 when every server answered, 1 when one failed to (no timing assertions).
+"""
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import lspbench
+from gen_kernels import write_kernel_file
+
+# Goals from issue 5: (metric, sizes it applies to, limit, kind)
+# kind "ratio": pallas-lsp / ruff <= limit; "abs": pallas-lsp value <= limit.
+GOALS = [
+    ("edit_median", (3000, 20000), 1.0, "ratio", "edit -> diagnostics median <= 1.0x ruff"),
+    ("burst", (3000, 20000), 0.5, "ratio", "burst settle <= 0.5x ruff"),
+    ("open", (20000,), 3.0, "ratio", "open -> diagnostics <= 3x ruff"),
+    ("rss", (20000,), 100.0, "abs", "peak RSS <= 100 MB"),
+]
+
+MODE_NOTE = (
+    "modes: push = the server sends textDocument/publishDiagnostics after each change; "
+    "pull = the client sends textDocument/diagnostic right after the change and times the "
+    "response (ruff server uses pull whenever the client supports it). Each server is "
+    "measured in every mode it offers; * marks its fastest (lowest edit median). Goals are "
+    "judged like for like: pallas-lsp in its fastest mode against ruff in the same mode; "
+    "the ratio against ruff's fastest mode per metric is shown beside it (in pull mode a "
+    "burst costs ruff a single check). The burst waits for diagnostics of the final "
+    "version: push counts only a publish carrying that version (or, for a server that "
+    "publishes without versions, the last publish after 1 s of quiet); pull asks once "
+    "after the last change."
+)
+
+
+# --------------------------------------------------------------------------
+# servers
+# --------------------------------------------------------------------------
+
+def venv_bin(venv, name):
+    return str(Path(venv) / "bin" / name)
+
+
+def server_specs(venv):
+    """name -> command line (list) of every server, from the benchmark venv."""
+    py = venv_bin(venv, "python")
+    if (ROOT / "server" / "pallas_lsp" / "__main__.py").exists():
+        pallas = [py, "-m", "pallas_lsp"]
+    else:  # before the entry point lands
+        pallas = [py, "-c", "from pallas_lsp.server.main import run_server; run_server()"]
+    return {
+        "pallas-lsp": pallas,
+        "ruff": [venv_bin(venv, "ruff"), "server"],
+        "jedi-language-server": [venv_bin(venv, "jedi-language-server")],
+    }
+
+
+def ensure_venv(venv, allow_setup):
+    needed = [venv_bin(venv, n) for n in ("python", "ruff", "jedi-language-server")]
+    if all(os.access(p, os.X_OK) for p in needed):
+        return
+    if not allow_setup:
+        sys.exit(f"latency: benchmark venv missing or incomplete at {venv}; "
+                 f"run: bash {HERE / 'setup_venv.sh'}")
+    if Path(venv).resolve() != (HERE / ".venv").resolve():
+        sys.exit(f"latency: {venv} is incomplete (setup_venv.sh only builds {HERE / '.venv'})")
+    print(f"latency: creating the benchmark venv ({venv}) with setup_venv.sh ...", flush=True)
+    subprocess.run(["bash", str(HERE / "setup_venv.sh"), sys.executable], check=True)
+
+
+def probe_modes(cmd, root, timeout):
+    """Start the server once and return (modes it supports, serverInfo, error)."""
+    c = None
+    try:
+        c = lspbench.LspClient(cmd, cwd=root, root_uri=lspbench.path_to_uri(root))
+        _, msg = c.request("initialize", {
+            "processId": os.getpid(), "rootUri": lspbench.path_to_uri(root),
+            "capabilities": lspbench.client_capabilities(pull_cap=True)}, timeout)
+        if "error" in msg:
+            return [], None, f"initialize error {msg['error']}"
+        res = msg.get("result") or {}
+        modes = ["push"] + (["pull"] if res.get("capabilities", {}).get("diagnosticProvider") else [])
+        try:
+            c.request("shutdown", None, 5)
+            c.notify("exit", None)
+            c.proc.wait(5)
+        except (lspbench.WaitTimeout, lspbench.ServerExited, subprocess.TimeoutExpired):
+            c.kill_tree()
+        return modes, res.get("serverInfo"), None
+    except (OSError, lspbench.WaitTimeout, lspbench.ServerExited) as e:
+        if c is not None:
+            c.kill_tree()
+        return [], None, f"{type(e).__name__}: {e}"
+    finally:
+        if c is not None:
+            c.close_pipes()
+
+
+# --------------------------------------------------------------------------
+# profiling (py-spy attached to the server, cProfile as a fallback)
+# --------------------------------------------------------------------------
+
+class Profiler:
+    """Attach py-spy to the spawned server; summarise the collapsed stacks."""
+
+    def __init__(self, venv, out_dir, label):
+        self.pyspy = venv_bin(venv, "py-spy")
+        self.out = Path(out_dir) / f"pallas-lsp_{label}.folded"
+        self.proc = None
+        self.error = None
+
+    def on_spawn(self, pid):
+        if not os.access(self.pyspy, os.X_OK):
+            self.error = "py-spy not installed in the benchmark venv"
+            return
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [self.pyspy, "record", "--pid", str(pid), "--rate", "250", "--format", "raw",
+             "--threads", "--output", str(self.out), "--nonblocking"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(0.5)  # let py-spy attach before the session starts talking
+        if self.proc.poll() is not None:
+            self.error = "py-spy failed: " + self.proc.stderr.read().decode(errors="replace")[-300:]
+            self.proc = None
+
+    def finish(self):
+        if self.proc is None:
+            return
+        try:
+            self.proc.wait(30)  # py-spy stops by itself when the server exits
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if not self.out.exists():
+            self.error = "py-spy wrote no profile: " + self.proc.stderr.read().decode(
+                errors="replace")[-300:]
+
+
+def summarize_folded(path, top=15):
+    """Self and inclusive sample shares per function from py-spy raw output."""
+    self_c, incl_c, total = {}, {}, 0
+    for line in Path(path).read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not n.isdigit():
+            continue
+        n = int(n)
+        total += n
+        frames = [f for f in stack.split(";") if not f.startswith(("process ", "thread "))]
+        if not frames:
+            continue
+        self_c[frames[-1]] = self_c.get(frames[-1], 0) + n
+        for f in set(frames):
+            incl_c[f] = incl_c.get(f, 0) + n
+    if not total:
+        return "  (no samples: the server was idle or py-spy could not read it)\n"
+    out = [f"  {total} samples (non-idle), {path}\n", "  self time:\n"]
+    for f, n in sorted(self_c.items(), key=lambda kv: -kv[1])[:top]:
+        out.append(f"    {100.0 * n / total:5.1f}%  {f}\n")
+    out.append("  inclusive (pallas_lsp / pygls frames):\n")
+    own = [(f, n) for f, n in incl_c.items() if "pallas_lsp" in f or "pygls" in f]
+    for f, n in sorted(own, key=lambda kv: -kv[1])[:top]:
+        out.append(f"    {100.0 * n / total:5.1f}%  {f}\n")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------
+# measuring
+# --------------------------------------------------------------------------
+
+def session_args(cmd, path, mode, o):
+    argv = ["--server", shlex.join(cmd), "--file", str(path), "--edits", str(o.edits),
+            "--requests", "0", "--burst", "--timeout", str(o.timeout),
+            "--edit-timeout", str(o.edit_timeout), "--gap", str(o.gap),
+            "--seed", str(o.seed), "--quiet-output", f"--{mode}"]
+    return lspbench.parse_run_args(argv)
+
+
+def run_sessions(cmd, path, mode, o, profiler=None):
+    a = session_args(cmd, path, mode, o)
+    runs = []
+    for k in range(o.repeat):
+        s = lspbench.Session(a, k)
+        if profiler is not None:
+            s.on_spawn = profiler.on_spawn
+        runs.append(s.run())
+    return runs
+
+
+def pct(vals, p):
+    vals = sorted(v for v in vals if v is not None)
+    return lspbench.pct_nearest_rank(vals, p) if vals else None
+
+
+def median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def row_from_runs(server, mode, runs):
+    edits = [e for r in runs for e in r.get("edits", [])]
+    edit_ms = [e["ms"] for e in edits if e.get("ms") is not None]
+    bursts = [r.get("burst", {}) for r in runs]
+    row = {
+        "server": server, "mode": mode,
+        "server_info": next((r.get("server_info") for r in runs if r.get("server_info")), None),
+        "edit_n": len(edit_ms), "edit_timeouts": sum(1 for e in edits if e.get("ms") is None),
+        "edit_median": median(edit_ms), "edit_p10": pct(edit_ms, 10), "edit_p90": pct(edit_ms, 90),
+        "burst": median([b.get("final_ms") for b in bursts]),
+        "burst_by": sorted({b.get("final_by") for b in bursts if b.get("final_by")}),
+        "burst_matches_reference": [b.get("final_matches_reference") for b in bursts],
+        "open": median([r.get("open_ms") for r in runs]),
+        "startup": median([r.get("startup_ms") for r in runs]),
+        "rss": max((r.get("peak_rss_tree_mb") or 0 for r in runs), default=None),
+        "open_diag_count": [r.get("open_diag_count") for r in runs],
+        "publish_has_version": any(r.get("publish_has_version") for r in runs),
+        "errors": [e for r in runs for e in r.get("errors", [])],
+    }
+    if any(r.get("open_ms") is None for r in runs):
+        row["errors"].append("no diagnostics after didOpen")
+    if any(b.get("final_ms") is None for b in bursts):
+        row["errors"].append("no final diagnostics after the burst: "
+                             + "; ".join(str(b.get("status")) for b in bursts if b.get("status")))
+    if row["edit_timeouts"]:
+        row["errors"].append(f"{row['edit_timeouts']} edit(s) got no diagnostics")
+    return row
+
+
+def expected_keys(meta, shift_from=None):
+    """{(0-based line, code)} of the deliberate mistakes; lines at or after
+    `shift_from` move down one (the burst inserts one line there)."""
+    out = set()
+    for m in meta["deliberate_mistakes"]:
+        ln = m["line"] - 1
+        if shift_from is not None and ln >= shift_from:
+            ln += 1
+        out.add((ln, m["code"]))
+    return out
+
+
+def check_findings(got, expected):
+    """Compare pallas-lsp diagnostics (line, code) with the expected mistakes."""
+    got_set = {(ln, c) for ln, c in got if c.startswith("PAL")}
+    return {"expected": len(expected), "got": len(got_set),
+            "missing": sorted(expected - got_set), "extra": sorted(got_set - expected),
+            "ok": got_set == expected}
+
+
+def correctness(runs, meta):
+    out = []
+    for r in runs:
+        if "open_diags" in r:
+            out.append(("open", check_findings(r["open_diags"], expected_keys(meta))))
+        b = r.get("burst", {})
+        if "final_diags" in b:
+            out.append(("after burst", check_findings(
+                b["final_diags"], expected_keys(meta, shift_from=b["line"]))))
+    return out
+
+
+# --------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------
+
+def fnum(v, nd=1):
+    return "-" if v is None else f"{v:,.{nd}f}"
+
+
+def best_rows(rows):
+    """server -> its fastest row (lowest edit median; rows with no data last)."""
+    best = {}
+    for r in rows:
+        key = (r["edit_median"] is None, r["edit_median"] or 0.0)
+        cur = best.get(r["server"])
+        if cur is None or key < (cur["edit_median"] is None, cur["edit_median"] or 0.0):
+            best[r["server"]] = r
+    return best
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def baselines(rows, best):
+    """The ruff figures pallas-lsp is compared with.
+
+    like: ruff in the same mode as pallas-lsp's fastest (push against push,
+    pull against pull), the like-for-like comparison the goals are judged on;
+    fastest: per metric, the best ruff figure over all of its modes (the
+    strictest view: ruff pull settles a burst with a single check).
+    """
+    p = best.get("pallas-lsp")
+    ruff_rows = [r for r in rows if r["server"] == "ruff"]
+    if p is None or not ruff_rows:
+        return None, None, None
+    like = next((r for r in ruff_rows if r["mode"] == p["mode"]), best["ruff"])
+    fastest = {}
+    for metric in ("edit_median", "burst", "open", "rss"):
+        vals = [r[metric] for r in ruff_rows if r[metric] is not None]
+        fastest[metric] = min(vals) if vals else None
+    return p, like, fastest
+
+
+def goal_lines(size, rows):
+    """[(label, like-for-like shown, verdict, vs-fastest shown)] for this size."""
+    p, like, fastest = baselines(rows, best_rows(rows))
+    out = []
+    if p is None:
+        return out
+    for metric, sizes, limit, kind, label in GOALS:
+        if size not in sizes:
+            continue
+        if kind == "ratio":
+            v = ratio(p[metric], like[metric])
+            shown = "-" if v is None else f"{v:.2f}x"
+            strict = ratio(p[metric], fastest[metric])
+            strict = "-" if strict is None else f"{strict:.2f}x"
+        else:
+            v = p[metric]
+            shown = "-" if v is None else f"{v:.1f} MB"
+            strict = ""
+        verdict = "n/a" if v is None else ("MET" if v <= limit else "MISSED")
+        out.append((label, shown, verdict, strict))
+    return out
+
+
+def render(results, o):
+    lines = []
+    w = lines.append
+    w(f"\nlatency benchmark  host: {os.cpu_count()} CPUs, python {sys.version.split()[0]}; "
+      f"edits={o.edits} x repeat={o.repeat}, burst=50 changes, gap={o.gap}s\n")
+    w(MODE_NOTE + "\n")
+    for size_res in results["sizes"]:
+        size = size_res["lines"]
+        w(f"\n=== {size:,} lines ({size_res['file']}, {size_res['mistakes']} deliberate "
+          f"mistakes)  loadavg {size_res['loadavg_start']} -> {size_res['loadavg_end']}\n")
+        hdr = (f"{'server':22s} {'mode':5s} {'edit med':>9s} {'p10':>8s} {'p90':>8s} "
+               f"{'burst':>9s} {'open':>9s} {'RSS MB':>7s} {'diags':>6s}  notes")
+        w(hdr + "\n" + "-" * len(hdr) + "\n")
+        best = best_rows(size_res["rows"])
+        for r in size_res["rows"]:
+            star = "*" if best.get(r["server"]) is r else " "
+            notes = []
+            if r["burst_by"] and r["mode"] == "push":
+                notes.append("final by " + "/".join(r["burst_by"]))
+            if False in r["burst_matches_reference"]:
+                notes.append("STALE: burst result != fresh open of the same text")
+            if r["errors"]:
+                notes.append("ERRORS: " + " | ".join(r["errors"])[:200])
+            w(f"{r['server'] + star:22s} {r['mode']:5s} {fnum(r['edit_median']):>9s} "
+              f"{fnum(r['edit_p10']):>8s} {fnum(r['edit_p90']):>8s} {fnum(r['burst']):>9s} "
+              f"{fnum(r['open']):>9s} {fnum(r['rss']):>7s} "
+              f"{'/'.join(str(c) for c in r['open_diag_count']):>6s}  {'; '.join(notes)}\n")
+        w("(ms unless noted; diags = diagnostics on open; * = the mode used for ratios)\n")
+        p, like, fastest = baselines(size_res["rows"], best)
+        if p is not None:
+            w(f"pallas-lsp ({p['mode']}) / ruff ({like['mode']}, like for like):  "
+              f"edit {fnum(ratio(p['edit_median'], like['edit_median']), 2)}x  "
+              f"burst {fnum(ratio(p['burst'], like['burst']), 2)}x  "
+              f"open {fnum(ratio(p['open'], like['open']), 2)}x  "
+              f"RSS {fnum(ratio(p['rss'], like['rss']), 2)}x\n")
+            w(f"pallas-lsp ({p['mode']}) / ruff (fastest mode per metric):  "
+              f"edit {fnum(ratio(p['edit_median'], fastest['edit_median']), 2)}x  "
+              f"burst {fnum(ratio(p['burst'], fastest['burst']), 2)}x  "
+              f"open {fnum(ratio(p['open'], fastest['open']), 2)}x\n")
+            for label, shown, verdict, strict in goal_lines(size, size_res["rows"]):
+                w(f"  goal: {label:42s} {shown:>10s}  {verdict:6s}"
+                  + (f"  (vs ruff's fastest mode: {strict})" if strict else "") + "\n")
+        for server, checks in size_res["correctness"].items():
+            for when, c in checks:
+                status = "OK" if c["ok"] else "MISMATCH"
+                w(f"{server} findings {when}: {c['got']} on {c['expected']} deliberate "
+                  f"mistakes: {status}")
+                if c["missing"]:
+                    w(f"; missing (0-based line, code) {c['missing'][:8]}")
+                if c["extra"]:
+                    w(f"; extra {c['extra'][:8]}")
+                w("\n")
+        if size_res.get("profile"):
+            w(f"profile of pallas-lsp during a separate {size:,}-line session:\n")
+            w(size_res["profile"])
+    w("\nTimings are wall-clock on a shared 2-core machine: expect noise of tens of percent; "
+      "compare ratios from the same run, not absolute numbers across runs.\n")
+    return "".join(lines)
+
+
+def render_markdown(results):
+    out = ["| lines | server (mode) | edit median [p10-p90] ms | burst ms | open ms | peak RSS MB |",
+           "|---:|---|---:|---:|---:|---:|"]
+    for s in results["sizes"]:
+        best = best_rows(s["rows"])
+        for r in s["rows"]:
+            star = " *" if best.get(r["server"]) is r else ""
+            out.append(f"| {s['lines']:,} | {r['server']} ({r['mode']}){star} | "
+                       f"{fnum(r['edit_median'])} [{fnum(r['edit_p10'])}-{fnum(r['edit_p90'])}] | "
+                       f"{fnum(r['burst'])} | {fnum(r['open'])} | {fnum(r['rss'])} |")
+    out.append("")
+    out.append("| lines | goal | pallas-lsp / ruff, same mode | verdict | vs ruff's fastest mode |")
+    out.append("|---:|---|---:|---|---:|")
+    for s in results["sizes"]:
+        for label, shown, verdict, strict in goal_lines(s["lines"], s["rows"]):
+            out.append(f"| {s['lines']:,} | {label} | {shown} | {verdict} | {strict or '-'} |")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# main
+# --------------------------------------------------------------------------
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="Latency benchmark: pallas-lsp vs ruff server vs jedi-language-server.")
+    p.add_argument("--smoke", action="store_true",
+                   help="CI mode: 300- and 1,000-line files, 4 edits, about a minute")
+    p.add_argument("--sizes", type=int, nargs="+", help="file sizes in lines "
+                   "(default 300 3000 20000)")
+    p.add_argument("--servers", nargs="+", choices=["pallas-lsp", "ruff", "jedi-language-server"],
+                   help="servers to run (default: all three)")
+    p.add_argument("--edits", type=int, help="edits per session, rounded up to even "
+                   "(default 30; smoke 4)")
+    p.add_argument("--repeat", type=int, default=1, help="fresh sessions per server and mode")
+    p.add_argument("--gap", type=float, default=0.05, help="pause before each edit (s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--timeout", type=float, default=60.0, help="startup / open / burst wait (s)")
+    p.add_argument("--edit-timeout", type=float, default=15.0, help="wait per edit (s)")
+    p.add_argument("--venv", default=str(HERE / ".venv"), help="benchmark venv")
+    p.add_argument("--no-setup", action="store_true",
+                   help="fail instead of creating a missing benchmark venv")
+    p.add_argument("--work-dir", default=str(HERE / ".bench"),
+                   help="where generated files and results go (git-ignored)")
+    p.add_argument("--json", help="write all results here (default WORK_DIR/latency_*.json)")
+    p.add_argument("--markdown", help="also write the tables as Markdown here")
+    p.add_argument("--profile", metavar="DIR",
+                   help="after measuring, profile pallas-lsp with py-spy in one more session "
+                        "per size (folded stacks in DIR, summary printed)")
+    o = p.parse_args(argv)
+    o.sizes = o.sizes or ([300, 1000] if o.smoke else [300, 3000, 20000])
+    o.servers = o.servers or ["pallas-lsp", "ruff", "jedi-language-server"]
+    o.edits = o.edits if o.edits is not None else (4 if o.smoke else 30)
+    if o.edits < 0 or o.repeat < 1 or any(n < 20 for n in o.sizes):
+        p.error("need --edits >= 0, --repeat >= 1 and sizes of at least 20 lines")
+    o.edits += o.edits % 2  # edits come in reverting pairs: the text returns to the original
+    return o
+
+
+def main(argv=None):
+    o = parse_args(sys.argv[1:] if argv is None else argv)
+    ensure_venv(o.venv, not o.no_setup)
+    specs = {k: v for k, v in server_specs(o.venv).items() if k in o.servers}
+    work = Path(o.work_dir)
+    work.mkdir(parents=True, exist_ok=True)
+
+    failed = []
+    modes = {}
+    for name, cmd in specs.items():
+        m, info, err = probe_modes(cmd, str(work), o.timeout)
+        if err:
+            failed.append(f"{name}: does not start ({err})")
+            print(f"latency: {name} does not start: {err}", file=sys.stderr)
+            continue
+        modes[name] = m
+        print(f"latency: {name} {info or ''} modes {m}: {shlex.join(cmd)}", flush=True)
+
+    results = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "host_cpus": os.cpu_count(),
+               "options": {k: v for k, v in vars(o).items()}, "servers": {
+                   n: {"cmd": specs[n], "modes": modes.get(n)} for n in specs},
+               "sizes": []}
+    for si, size in enumerate(o.sizes):
+        path = work / f"kernels_{size}.py"
+        meta = write_kernel_file(path, size, o.seed)
+        size_res = {"lines": size, "file": str(path), "mistakes": len(meta["deliberate_mistakes"]),
+                    "loadavg_start": lspbench.loadavg(), "rows": [], "correctness": {}}
+        names = [n for n in specs if n in modes]
+        names = names[si % len(names):] + names[:si % len(names)] if names else []  # rotate
+        for name in names:
+            for mode in modes[name]:
+                print(f"latency: {size:,} lines: {name} ({mode}) ...", flush=True)
+                runs = run_sessions(specs[name], path, mode, o)
+                row = row_from_runs(name, mode, runs)
+                size_res["rows"].append(row)
+                if name == "pallas-lsp":
+                    size_res["correctness"][f"{name} ({mode})"] = correctness(runs, meta)
+                failed.extend(f"{name} ({mode}) {size} lines: {e}" for e in row["errors"])
+        if o.profile and "pallas-lsp" in modes:
+            prof = Profiler(o.venv, o.profile, f"{size}")
+            print(f"latency: {size:,} lines: profiling pallas-lsp ...", flush=True)
+            run_sessions(specs["pallas-lsp"], path, modes["pallas-lsp"][0],
+                         argparse.Namespace(**{**vars(o), "repeat": 1}), profiler=prof)
+            prof.finish()
+            size_res["profile"] = (f"  profiling failed: {prof.error}\n" if prof.error
+                                   else summarize_folded(prof.out))
+        size_res["loadavg_end"] = lspbench.loadavg()
+        size_res["rows"].sort(key=lambda r: (list(specs).index(r["server"]), r["mode"]))
+        results["sizes"].append(size_res)
+
+    text = render(results, o)
+    print(text)
+    out_json = Path(o.json) if o.json else work / (
+        "latency_smoke.json" if o.smoke else "latency_results.json")
+    out_json.write_text(json.dumps(results, indent=1, default=str))
+    print(f"results: {out_json}")
+    if o.markdown:
+        Path(o.markdown).write_text(render_markdown(results))
+        print(f"markdown: {o.markdown}")
+    if failed:
+        print("\nFAILED: a server did not answer:\n  " + "\n  ".join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
