@@ -57,10 +57,10 @@ class Config:
     def is_excluded(self, path: str | os.PathLike) -> bool:
         """Whether a file or folder matches one of the `exclude` globs.
 
-        A glob without `/` matches any single path component (`build`, `*_pb2.py`);
-        a glob with `/` matches the path relative to `root` or one of its leading parts
-        (`generated/` excludes everything below `generated`); a leading `**/` may match
-        nothing.
+        As in .gitignore: a glob without `/` (a trailing one aside: `gen/`) matches any
+        single path component (`build`, `*_pb2.py`); a glob with `/` inside is anchored at
+        `root` and matches the relative path or one of its leading parts (`pkg/generated`
+        excludes everything below it); a leading `**/` may match nothing, `./` is ignored.
         """
         if not self.exclude:
             return False
