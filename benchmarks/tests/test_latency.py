@@ -1,0 +1,95 @@
+"""latency.py: the comparison logic, and whole runs against lspbench's fake server."""
+
+import shlex
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(BENCH))
+
+import latency  # noqa: E402
+
+
+def fake(mode="ok"):
+    return [sys.executable, str(BENCH / "lspbench.py"), "fake", "--mode", mode]
+
+
+def row(server, mode, edit, burst, open_ms, rss):
+    return {"server": server, "mode": mode, "edit_median": edit, "burst": burst,
+            "open": open_ms, "rss": rss}
+
+
+def test_expected_keys_shift_after_burst_line():
+    meta = {"deliberate_mistakes": [{"line": 10, "code": "PAL001"}, {"line": 30, "code": "PAL003"}]}
+    assert latency.expected_keys(meta) == {(9, "PAL001"), (29, "PAL003")}
+    assert latency.expected_keys(meta, shift_from=20) == {(9, "PAL001"), (30, "PAL003")}
+    assert latency.expected_keys(meta, shift_from=9) == {(10, "PAL001"), (30, "PAL003")}
+
+
+def test_check_findings_reports_missing_and_extra_and_ignores_other_codes():
+    expected = {(9, "PAL001"), (29, "PAL002")}
+    ok = latency.check_findings([(9, "PAL001"), (29, "PAL002"), (3, "F821")], expected)
+    assert ok["ok"] and ok["got"] == 2
+    bad = latency.check_findings([(9, "PAL001"), (29, "PAL003")], expected)
+    assert not bad["ok"]
+    assert bad["missing"] == [(29, "PAL002")] and bad["extra"] == [(29, "PAL003")]
+
+
+def test_goals_like_for_like_and_against_ruffs_fastest_mode():
+    rows = [row("pallas-lsp", "push", 5.0, 40.0, 90.0, 60.0),
+            row("ruff", "push", 10.0, 100.0, 40.0, 30.0),
+            row("ruff", "pull", 8.0, 20.0, 45.0, 30.0)]
+    goals = {label: (shown, verdict, strict)
+             for label, shown, verdict, strict in latency.goal_lines(20000, rows)}
+    edit = goals["edit -> diagnostics median <= 1.0x ruff"]
+    assert edit == ("0.50x", "MET", "0.62x")  # vs push 10 ms; vs fastest (pull) 8 ms
+    assert goals["burst settle <= 0.5x ruff"] == ("0.40x", "MET", "2.00x")
+    assert goals["open -> diagnostics <= 3x ruff"] == ("2.25x", "MET", "2.25x")
+    assert goals["peak RSS <= 100 MB"][:2] == ("60.0 MB", "MET")
+    assert latency.goal_lines(300, rows) == []  # no goal is set at 300 lines
+    slow = [row("pallas-lsp", "push", 20.0, 60.0, 200.0, 150.0)] + rows[1:]
+    verdicts = [v for _, _, v, _ in latency.goal_lines(20000, slow)]
+    assert verdicts == ["MISSED"] * 4
+
+
+def test_sessions_against_fake_server_give_versioned_results(tmp_path):
+    path = tmp_path / "k.py"
+    latency.write_kernel_file(path, 300, seed=0)
+    o = latency.parse_args(["--sizes", "300", "--edits", "3", "--gap", "0",
+                            "--timeout", "10", "--edit-timeout", "5"])
+    assert o.edits == 4  # rounded up to even: the text returns to the original
+    runs = latency.run_sessions(fake(), path, "push", o)
+    r = latency.row_from_runs("fake", "push", runs)
+    assert r["errors"] == []
+    assert r["edit_n"] == 4 and r["edit_p10"] <= r["edit_median"] <= r["edit_p90"]
+    assert r["burst_by"] == ["version"] and r["burst_matches_reference"] == [True]
+    assert r["publish_has_version"] and r["rss"] > 0
+
+
+def test_main_exits_1_when_a_server_does_not_start(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(latency, "ensure_venv", lambda venv, allow: None)
+    monkeypatch.setattr(latency, "server_specs", lambda venv: {
+        "pallas-lsp": fake(), "ruff": fake("crash")})
+    rc = latency.main(["--sizes", "40", "--edits", "2", "--gap", "0", "--timeout", "5",
+                       "--work-dir", str(tmp_path), "--markdown", str(tmp_path / "t.md")])
+    out, err = capsys.readouterr()
+    assert rc == 1
+    assert "ruff: does not start" in err and "rc=3" in err
+    assert "pallas-lsp" in out and "40 lines" in out
+    assert (tmp_path / "latency_results.json").exists()
+    assert "| 40 | pallas-lsp (push) * |" in (tmp_path / "t.md").read_text()
+
+
+def test_main_exits_0_and_prints_ratios_when_all_answer(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(latency, "ensure_venv", lambda venv, allow: None)
+    monkeypatch.setattr(latency, "server_specs", lambda venv: {
+        "pallas-lsp": fake(), "ruff": fake()})
+    rc = latency.main(["--sizes", "3000", "--edits", "2", "--gap", "0", "--timeout", "10",
+                       "--work-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "pallas-lsp (push) / ruff (push, like for like)" in out
+    assert "goal: edit -> diagnostics median <= 1.0x ruff" in out
+    # the fake server knows no PAL rules: the correctness check must say so
+    assert "pallas-lsp (push) findings open: 0 on" in out and "MISMATCH" in out
+    assert f"modes ['push']: {shlex.join(fake())}" in out
