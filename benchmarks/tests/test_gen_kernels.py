@@ -11,7 +11,7 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(BENCH))
 
-import gen_kernels  # noqa: E402
+import gen_kernels
 
 
 @pytest.mark.parametrize("n", [20, 300, 3000])

@@ -7,7 +7,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(BENCH))
 
-import latency  # noqa: E402
+import latency
 
 
 def fake(mode="ok"):
