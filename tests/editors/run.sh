@@ -116,7 +116,7 @@ run_emacs() {
   local run=$OUT/emacs ws=$OUT/emacs/workspace
   mkdir -p "$run/home"; fresh_workspace "$ws"
   HOME="$run/home" SERVER_CMD="$SERVER_CMD" WORKSPACE="$ws" RESULT="$run/result.txt" \
-    LOGDIR="$run" timeout 120 emacs --batch -Q -l "$HERE/emacs/test.el" >"$run/emacs.out" 2>&1
+    LOGDIR="$run" timeout 120 emacs --batch --no-init-file -l "$HERE/emacs/test.el" >"$run/emacs.out" 2>&1
   local rc=$?
   cat "$run/result.txt" 2>/dev/null || log "no result file"
   if [[ $rc -ne 0 ]]; then
