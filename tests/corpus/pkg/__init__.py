@@ -1,0 +1,1 @@
+"""A small multi-module kernel package: helpers in `common`, kernels importing them."""
