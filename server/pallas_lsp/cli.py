@@ -179,13 +179,18 @@ def decode_source(data: bytes) -> tuple[str | None, str | None, str | None]:
         return None, None, "binary file (contains NUL bytes), not checked"
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as e:
-        return None, None, f"cannot decode: {e.msg}"
+    except SyntaxError as e:  # a bad coding cookie, or bad UTF-8 in the first two lines
+        encoding, problem = "utf-8", f"cannot decode: {e.msg}"
+    else:
+        problem = None
     try:
-        return data.decode(encoding), encoding, None
+        text = data.decode(encoding)
     except UnicodeDecodeError as e:
         name = "UTF-8" if encoding.startswith("utf-8") else encoding
         return None, None, f"not valid {name} (byte {e.start}: {e.reason}), not checked"
+    if problem is not None:
+        return None, None, problem
+    return text, encoding, None
 
 
 def _select(findings: list[Finding], task: Task) -> list[Finding]:

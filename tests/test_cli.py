@@ -1,0 +1,335 @@
+"""`pallas-lsp check` through a real subprocess: exit codes, formats, files, config, --fix.
+
+The tests in the "with findings" section need the analysis engine (they fail while
+`analyze` is a stub); the others check the command line on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pallas_lsp.analysis.rules import RULES
+
+ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+
+
+def run_cli(*args, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pallas_lsp", *map(str, args)],
+        cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120,
+    )
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+HEADER = """\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+"""
+
+CLEAN = HEADER + """
+
+def kernel(x_hbm, o_ref, buf, sems):
+    for slot in range(2):
+        pltpu.make_async_copy(x_hbm.at[slot], buf.at[slot], sems.at[slot]).start()
+        pltpu.make_async_copy(x_hbm.at[slot], buf.at[slot], sems.at[slot]).wait()
+    o_ref[...] = buf[...]
+
+
+def run(x):
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((2, 8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+    )(x)
+"""
+
+# PAL001 on line 9 (1-based): `sems` passed whole to a DMA start.
+DMA_BUG = CLEAN.replace(
+    "pltpu.make_async_copy(x_hbm.at[slot], buf.at[slot], sems.at[slot]).start()",
+    "pltpu.async_copy(x_hbm.at[slot], buf.at[slot], sems)",
+)
+DMA_BUG_LINE = 9
+DMA_BUG_COL = DMA_BUG.splitlines()[DMA_BUG_LINE - 1].index("sems)") + 1
+
+# PAL002 on line 8 (`pl.semaphore_signal(sems)`); the wait is correct.
+SIGNAL_BUG = HEADER + """
+
+def kernel(x_ref, o_ref, sems):
+    pl.semaphore_signal(sems)
+    pl.semaphore_wait(sems.at[0])
+    o_ref[...] = x_ref[...]
+
+
+def run(x):
+    return pl.pallas_call(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        scratch_shapes=[pltpu.SemaphoreType.REGULAR((2,))],
+    )(x)
+"""
+
+# Only a PAL003 warning: semaphore_read on the whole array.
+READ_WARNING = SIGNAL_BUG.replace(
+    "    pl.semaphore_signal(sems)\n    pl.semaphore_wait(sems.at[0])\n",
+    "    n = pl.semaphore_read(sems)\n",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# without findings
+
+
+def test_clean_file_exits_0_in_every_format(tmp_path):
+    write(tmp_path / "k.py", CLEAN)
+    r = run_cli("check", "k.py", cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "All checks passed (1 file checked).\n", "")
+    r = run_cli("check", "--format", "json", "k.py", cwd=tmp_path)
+    assert r.returncode == 0 and json.loads(r.stdout) == []
+    r = run_cli("check", "--format", "github", "k.py", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+
+
+def test_sarif_structure(tmp_path):
+    write(tmp_path / "k.py", CLEAN)
+    r = run_cli("check", "--format", "sarif", "k.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    sarif = json.loads(r.stdout)
+    assert sarif["version"] == "2.1.0"
+    assert sarif["$schema"].endswith("sarif-2.1.0.json")
+    (run,) = sarif["runs"]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "pallas-lsp"
+    assert [rule["id"] for rule in driver["rules"]] == list(RULES)
+    for rule in driver["rules"]:
+        assert rule["helpUri"] == RULES[rule["id"]].doc_url
+        assert rule["defaultConfiguration"]["level"] == RULES[rule["id"]].severity
+        assert rule["fullDescription"]["text"] == RULES[rule["id"]].summary
+    assert run["results"] == []
+    assert run["columnKind"] == "unicodeCodePoints"
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["check", "missing.py"], "missing.py: no such file or directory"),
+        (["check"], "the following arguments are required: PATH"),
+        (["check", "--format", "xml", "k.py"], "invalid choice: 'xml'"),
+        (["check", "--select", "PAL9,E501", "k.py"], "--select: unknown rule code or prefix: PAL9, E501"),
+        (["check", "--ignore", "X", "k.py"], "--ignore: unknown rule code or prefix: X"),
+        (["check", "--bogus", "k.py"], "unrecognized arguments: --bogus"),
+        (["check", "-j", "0", "k.py"], "must be at least 1"),
+        (["check", "--config", "nope.toml", "k.py"], "nope.toml: no such file"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["--tcp", "localhost"], "expected HOST:PORT"),
+        (["--tcp", "localhost:99999"], "bad port"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_message(tmp_path, args, message):
+    write(tmp_path / "k.py", CLEAN)
+    r = run_cli(*args, cwd=tmp_path)
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+    assert r.stdout == ""
+
+
+def test_broken_pyproject_is_a_usage_error(tmp_path):
+    write(tmp_path / "pyproject.toml", "[tool.pallas-lsp]\nselect = [\n")
+    write(tmp_path / "k.py", CLEAN)
+    r = run_cli("check", "k.py", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "configuration error" in r.stderr and "invalid TOML" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_version():
+    r = run_cli("--version", cwd=Path.cwd())
+    assert r.returncode == 0 and r.stdout.startswith("pallas-lsp 0.")
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x00\x01\x02ELF binary junk", "binary file"),
+        (b"x = '\xff\xfe caf\xe9'\n", "not valid UTF-8"),
+        (b"# -*- coding: no-such-codec -*-\nx = 1\n", "cannot decode: unknown encoding"),
+    ],
+)
+def test_unreadable_files_give_a_clear_message_and_exit_1(tmp_path, content, message):
+    (tmp_path / "bad.py").write_bytes(content)
+    write(tmp_path / "k.py", CLEAN)
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert f"bad.py: error: {message}" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert "(2 files checked)" in r.stdout
+
+
+def test_declared_encodings_and_bom_are_read(tmp_path):
+    (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\n")
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbf" + CLEAN.encode())
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert "(2 files checked)" in r.stdout
+
+
+def test_folders_are_walked_skipping_tool_folders_and_excludes(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nexclude = ["generated/", "*_pb2.py"]\n')
+    for rel in ["a.py", "pkg/b.py", "pkg/deep/c.py",
+                ".git/x.py", ".venv/lib/x.py", "venv/x.py", "node_modules/x.py",
+                "pkg/__pycache__/x.py", "build/x.py", "dist/x.py",
+                "generated/x.py", "pkg/generated/y.py", "pkg/msg_pb2.py"]:
+        write(tmp_path / rel, CLEAN)
+    write(tmp_path / "notes.txt", "not python")
+    (tmp_path / "build" / "junk.py").write_bytes(b"\x00")  # never read: skipped folder
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "")
+    assert r.stdout == "All checks passed (3 files checked).\n"
+    # a file named on the command line is checked even when excluded or not *.py
+    r = run_cli("check", "pkg/msg_pb2.py", "notes.txt", "a.py", "./a.py", cwd=tmp_path)
+    assert r.stdout == "All checks passed (3 files checked).\n"
+    # --config replaces the pyproject.toml: nothing excluded
+    write(tmp_path / "other.toml", "")
+    r = run_cli("check", "--config", "other.toml", "pkg", cwd=tmp_path)
+    assert r.stdout == "All checks passed (4 files checked).\n"
+
+
+def test_empty_folder(tmp_path):
+    (tmp_path / "empty").mkdir()
+    r = run_cli("check", "empty", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "All checks passed (0 files checked).\n")
+
+
+def test_unknown_pyproject_key_is_a_warning(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nselct = ["PAL001"]\n')
+    write(tmp_path / "k.py", CLEAN)
+    r = run_cli("check", "k.py", cwd=tmp_path)
+    assert r.returncode == 0
+    assert "warning:" in r.stderr and "unknown key `selct`" in r.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# with findings (need the analysis engine)
+
+
+def test_error_exits_1_and_text_format(tmp_path):
+    write(tmp_path / "k.py", DMA_BUG)
+    r = run_cli("check", "k.py", cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    first = r.stdout.splitlines()[0]
+    assert first.startswith(f"k.py:{DMA_BUG_LINE}:{DMA_BUG_COL}: PAL001 ")
+    assert "non-()-shaped semaphore: (2,)" in first
+    assert "Found 1 error in 1 file (1 file checked)." in r.stdout
+
+
+def test_json_fields_are_one_based(tmp_path):
+    write(tmp_path / "k.py", DMA_BUG)
+    r = run_cli("check", "--format", "json", "k.py", cwd=tmp_path)
+    assert r.returncode == 1
+    (item,) = [i for i in json.loads(r.stdout) if i["code"] == "PAL001"]
+    assert item["path"] == "k.py"
+    assert (item["line"], item["column"]) == (DMA_BUG_LINE, DMA_BUG_COL)
+    assert (item["end_line"], item["end_column"]) == (DMA_BUG_LINE, DMA_BUG_COL + len("sems"))
+    assert item["severity"] == "error"
+    assert item["message"].startswith("Cannot signal on a non-()-shaped semaphore: (2,)")
+    assert item["url"] == RULES["PAL001"].doc_url
+    # the declaration is related information, 1-based too
+    decl_line = DMA_BUG.splitlines().index(
+        "        scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],"
+    ) + 1
+    assert decl_line in [rel["line"] for rel in item["related"]]
+    # the fix --fix would apply
+    (edit,) = item["fix"]["edits"]
+    assert edit["new_text"] == "sems.at[slot]"
+    assert (edit["line"], edit["column"]) == (DMA_BUG_LINE, DMA_BUG_COL)
+
+
+def test_sarif_and_github_results(tmp_path):
+    write(tmp_path / "k.py", DMA_BUG)
+    r = run_cli("check", "--format", "sarif", "k.py", cwd=tmp_path)
+    assert r.returncode == 1
+    (result,) = [x for x in json.loads(r.stdout)["runs"][0]["results"] if x["ruleId"] == "PAL001"]
+    assert result["level"] == "error"
+    assert result["ruleIndex"] == list(RULES).index("PAL001")
+    loc = result["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"] == {"uri": "k.py", "uriBaseId": "%SRCROOT%"}
+    assert loc["region"] == {"startLine": DMA_BUG_LINE, "startColumn": DMA_BUG_COL,
+                             "endLine": DMA_BUG_LINE, "endColumn": DMA_BUG_COL + 4}
+    r = run_cli("check", "--format", "github", "k.py", cwd=tmp_path)
+    assert r.returncode == 1
+    line = [x for x in r.stdout.splitlines() if "title=PAL001" in x][0]
+    assert line.startswith(
+        f"::error file=k.py,line={DMA_BUG_LINE},col={DMA_BUG_COL},endLine={DMA_BUG_LINE},"
+        f"endColumn={DMA_BUG_COL + 4},title=PAL001::PAL001 Cannot signal on a non-()-shaped"
+    )
+
+
+def test_warnings_alone_exit_0(tmp_path):
+    write(tmp_path / "k.py", READ_WARNING)
+    r = run_cli("check", "--format", "json", "k.py", cwd=tmp_path)
+    assert r.returncode == 0
+    assert [(i["code"], i["severity"], i["line"]) for i in json.loads(r.stdout)] == [
+        ("PAL003", "warning", 8)
+    ]
+
+
+def test_select_ignore_and_pyproject(tmp_path):
+    write(tmp_path / "dma.py", DMA_BUG)
+    write(tmp_path / "sig.py", SIGNAL_BUG)
+
+    def codes(*args):
+        r = run_cli("check", "--format", "json", *args, ".", cwd=tmp_path)
+        return r.returncode, sorted({(i["path"], i["code"]) for i in json.loads(r.stdout)})
+
+    assert codes() == (1, [("dma.py", "PAL001"), ("sig.py", "PAL002")])
+    assert codes("--select", "PAL002") == (1, [("sig.py", "PAL002")])
+    assert codes("--ignore", "pal001,PAL002") == (0, [])
+    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nignore = ["PAL002"]\n')
+    assert codes() == (1, [("dma.py", "PAL001")])
+    assert codes("--ignore", "PAL001") == (1, [("sig.py", "PAL002")])  # the flag replaces it
+
+
+def test_noqa_suppresses(tmp_path):
+    write(tmp_path / "k.py", SIGNAL_BUG.replace(
+        "pl.semaphore_signal(sems)\n", "pl.semaphore_signal(sems)  # noqa: PAL002\n"))
+    r = run_cli("check", "k.py", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "All checks passed (1 file checked).\n")
+
+
+def test_fix_rewrites_the_file_then_it_is_clean(tmp_path):
+    path = write(tmp_path / "k.py", DMA_BUG)
+    r = run_cli("check", "--fix", "k.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Fixed 1 finding." in r.stdout
+    assert path.read_text() == DMA_BUG.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
+    r = run_cli("check", "k.py", cwd=tmp_path)
+    assert r.returncode == 0
+
+
+def test_parallel_and_serial_runs_agree(tmp_path):
+    # enough source to use the worker pool; a few buggy files among many clean ones
+    for i in range(40):
+        write(tmp_path / f"pkg{i % 4}" / f"k{i}.py", (DMA_BUG if i % 10 == 3 else CLEAN) * 12)
+    serial = run_cli("check", "--format", "json", "-j", "1", ".", cwd=tmp_path)
+    parallel = run_cli("check", "--format", "json", "-j", "2", ".", cwd=tmp_path)
+    assert serial.returncode == parallel.returncode == 1
+    assert serial.stdout == parallel.stdout
+    assert {i["path"] for i in json.loads(serial.stdout)} == {
+        os.path.join(f"pkg{i % 4}", f"k{i}.py") for i in (3, 13, 23, 33)
+    }
