@@ -1,0 +1,167 @@
+"""The checks: a semaphore argument of a checked call is an error (or warning) when its
+abstract value is a non-scalar `Sem`.  Also turns raw findings into `Finding`s: JAX's
+message, what the semaphore is and where it was declared, and the data the fixes need.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .findings import Finding, FixData, Related, Span
+from .rules import RULES
+from .values import Loc, Sem, shape_text
+
+
+@dataclass(eq=False)
+class RawFinding:
+    """A finding in terms of AST locations (document positions are computed later, so a
+    cached finding stays right when lines are inserted above it)."""
+
+    code: str
+    verb: str
+    api_name: str
+    sem: Sem
+    at: Loc                 # the expression reported (argument, or helper call argument)
+    stmt: Loc | None        # the statement holding it (the guard goes above)
+    call: Loc | None        # the call whose other arguments suggest the index
+    via: tuple | None       # (helper name, Loc of the semaphore use inside it)
+    direct: bool            # the reported expression is the semaphore itself
+    role: str | None = None
+    remote: bool = False
+
+
+def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None):
+    """Record a finding when `value` is a semaphore array (anything else: silent)."""
+    if ctx.silent or not isinstance(value, Sem) or value.scalar:
+        return
+    site = value.site
+    if stmt is None:
+        stmt = frame.loc(frame.stmt) if frame.stmt is not None else call_loc
+    if site is not None:
+        at, stmt_loc, call, direct = site.arg, site.stmt, site.call, site.direct
+        via = (site.callee, loc or call_loc)
+    else:
+        at = loc or call_loc
+        stmt_loc, call, direct, via = stmt, call_loc, loc is not None, None
+    if at is None:
+        return
+    ctx.findings.append(RawFinding(code, verb, api_name, value, at, stmt_loc, call, via, direct, role, remote))
+
+
+# --------------------------------------------------------------------------- conversion
+
+def loc_span(loc: Loc) -> Span:
+    b, n = loc.block, loc.node
+    l0, l1 = n.lineno - 1, n.end_lineno - 1
+    return Span(b.start + l0, b.col(l0, n.col_offset), b.start + l1, b.col(l1, n.end_col_offset))
+
+
+def _index_suggestion(raw: RawFinding, rank: int) -> tuple[str, ...]:
+    """The index a user would mean: the slot already used by a neighbouring `.at[...]`
+    in the same call, else 0; one entry per missing dimension."""
+    existing = set()
+    at_node = raw.at.node
+    if _is_at(at_node):
+        existing = {raw.at.block.segment(e) for e in _index_elts(at_node)}
+    first = "0"
+    call = raw.call.node if raw.call is not None else None
+    if isinstance(call, ast.Call):
+        for a in list(call.args) + [k.value for k in call.keywords]:
+            if a is at_node or not _is_at(a):
+                continue
+            elts = _index_elts(a)
+            if not elts or isinstance(elts[0], (ast.Slice, ast.Starred)):
+                continue
+            if isinstance(elts[0], ast.Call):
+                continue  # pl.ds(...) keeps the dimension: not a slot
+            text = raw.call.block.segment(elts[0])
+            if text not in existing and "\n" not in text:
+                first = text
+                break
+    return (first,) + ("0",) * (rank - 1)
+
+
+def _is_at(node) -> bool:
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "at")
+
+
+def _index_elts(node):
+    s = node.slice
+    return list(s.elts) if isinstance(s, ast.Tuple) else [s]
+
+
+def _line_no(loc: Loc | None) -> int | None:
+    if loc is None or loc.path is not None:
+        return None
+    return loc.block.start + loc.node.lineno
+
+
+def to_finding(raw: RawFinding) -> Finding:
+    sem = raw.sem
+    rule = RULES[raw.code]
+    shape = shape_text(sem.dims)
+    at_span = loc_span(raw.at)
+    text = raw.at.block.segment(raw.at.node)
+    short = text if len(text) <= 40 and "\n" not in text else text.split("\n")[0][:37] + "..."
+    index = _index_suggestion(raw, len(sem.dims)) if raw.direct else ()
+    suggestion = _suggest(text, index) if index else None
+    kind = "semaphore" if sem.kind == "?" else f"{sem.kind} semaphore"
+
+    if raw.code == "PAL003":
+        if raw.api_name.endswith("semaphore_read"):
+            head = f"semaphore_read of a non-()-shaped semaphore: {shape}"
+        else:
+            head = f"`.{raw.verb}()` on a DMA whose semaphore is non-()-shaped: {shape}"
+        tail = " JAX does not check this when tracing; the kernel fails or misbehaves at run time."
+    else:
+        head = f"Cannot {raw.verb} on a non-()-shaped semaphore: {shape}"
+        tail = ""
+    what = f"`{short}` is a {kind} array of shape {shape}"
+    decl_line = _line_no(sem.decl)
+    if decl_line is not None:
+        what += f" (declared at line {decl_line})"
+    elif sem.decl is not None and sem.decl.path:
+        what += f" (declared in {sem.decl.path})"
+    if raw.remote and raw.role:
+        what += f", given as the {'source semaphore (send_sem)' if raw.role == 'src' else 'destination semaphore (recv_sem)'}"
+    if raw.via is not None:
+        helper, use = raw.via
+        use_line = _line_no(use)
+        action = "starts a DMA" if raw.code == "PAL001" else "uses it"
+        what += f"; it is passed to `{helper}`, which {action} with it" + (f" at line {use_line}" if use_line else "")
+    fix_hint = f"; pass one semaphore, e.g. `{suggestion}`" if suggestion else "; pass one semaphore (index it with `.at[...]`)"
+    message = f"{head} — {what}{fix_hint}.{tail}"
+
+    related = []
+    if sem.decl is not None:
+        related.append(Related(loc_span(sem.decl), "the semaphore array is declared here", sem.decl.path))
+    if raw.via is not None and raw.via[1] is not None:
+        related.append(Related(loc_span(raw.via[1]), f"`{raw.via[0]}` uses the semaphore here", raw.via[1].path))
+
+    fix = None
+    if raw.at.path is None:
+        stmt = raw.stmt or raw.at
+        stmt_line = stmt.block.start + stmt.node.lineno - 1
+        line_text = stmt.block.lines[stmt.node.lineno - 1] if stmt.node.lineno - 1 < len(stmt.block.lines) else ""
+        indent = line_text[: len(line_text) - len(line_text.lstrip())]
+        scalar_decl = scalar_text = None
+        if sem.scalar_decl and sem.scalar_decl[0] is not None and sem.scalar_decl[0].path is None and sem.scalar_decl[1]:
+            scalar_decl, scalar_text = loc_span(sem.scalar_decl[0]), sem.scalar_decl[1]
+        fix = FixData(
+            sem_text=text,
+            index=index,
+            guard_line=stmt_line,
+            guard_indent=indent,
+            guard_target=text,
+            scalar_decl=scalar_decl,
+            scalar_decl_text=scalar_text,
+        )
+    return Finding(raw.code, rule.severity, message, at_span, tuple(sem.dims), tuple(related), fix)
+
+
+def _suggest(text: str, index: tuple[str, ...]) -> str:
+    if text.endswith("]") and ".at[" in text:
+        return text[:-1] + ", " + ", ".join(index) + "]"
+    return f"{text}.at[{', '.join(index)}]"

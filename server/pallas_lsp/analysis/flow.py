@@ -1,0 +1,1080 @@
+"""Abstract interpretation of kernels, helpers, closures and classes.
+
+A small interpreter over Python's `ast` that computes `values.py` values instead of real
+ones.  It follows semaphores from where they are declared (scratch_shapes, run_scoped,
+...) into the kernel the Pallas API invokes, through closures, helper calls, tuples,
+`.at[...]` views, descriptor objects and classes, and hands every semaphore argument of a
+checked call to `checks.py`.
+
+Precision policy: whatever the interpreter cannot model becomes UNKNOWN, and checks are
+silent on UNKNOWN.  Branches are joined (`values.join`); loop bodies run once; calls are
+followed to a bounded depth; a step budget bounds the work per entry.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from . import api, checks
+from .symbols import LIBRARY_ROOTS, canonical, child
+from .values import (
+    SLICE, UNKNOWN, Api, Bound, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
+    Partial, Sem, SemType, Seq, Site, SliceV, Special, allocate, join, join_all, map_sems,
+    semaphore_member,
+)
+
+MAX_DEPTH = 16
+STEP_BUDGET = 400_000
+
+
+class Budget(Exception):
+    """The entry used up its step budget: findings so far stand, the rest is unknown."""
+
+
+class _Star:
+    """Marks an unknown number of unknown positional arguments in an argument list."""
+
+    def __repr__(self):
+        return "STAR"
+
+
+STAR = _Star()
+
+
+@dataclass
+class Arg:
+    value: object
+    node: ast.AST | None = None
+
+
+class Frame:
+    """One activation: a function call, or a module block being executed."""
+
+    __slots__ = ("env", "parent", "block", "func", "returns", "stmt", "depth", "created", "path")
+
+    def __init__(self, env, parent, block, func=None, depth=0, path=None):
+        self.env = env
+        self.parent = parent        # enclosing (closure) frame; None for module level
+        self.block = block
+        self.func = func
+        self.returns = []
+        self.stmt = None
+        self.depth = depth
+        self.created = []           # Funcs defined here (run with unknown args if never called)
+        self.path = path
+
+    def loc(self, node):
+        return Loc(self.block, node, self.path)
+
+
+class Context:
+    """State for one analysis entry: where findings go, global lookups, budget."""
+
+    def __init__(self, module, silent=False):
+        self.module = module        # engine.ModuleState: global lookups (records deps)
+        self.silent = silent        # evaluating a global's value: no findings, no kernels
+        self.findings = []
+        self.steps = 0
+        self.active = []            # function nodes on the call stack (recursion guard)
+        self.pending = []           # pallas_call-like callables never applied yet
+        self.deps = {}              # global name -> key of the block it resolved to
+
+    def tick(self):
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise Budget()
+
+
+class Interpreter:
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    # ------------------------------------------------------------------ names
+    def lookup(self, name, frame):
+        f = frame
+        while f is not None:
+            if name in f.env:
+                return f.env[name]
+            if f.parent is None:
+                return self.ctx.module.global_value(name, self.ctx, f)
+            f = f.parent
+        return UNKNOWN
+
+    # ------------------------------------------------------------------ statements
+    def run_body(self, stmts, frame) -> bool:
+        """Execute statements; False when control cannot fall off the end."""
+        for stmt in stmts:
+            if not self.exec_stmt(stmt, frame):
+                return False
+        return True
+
+    def exec_stmt(self, s, frame) -> bool:
+        self.ctx.tick()
+        frame.stmt = s
+        t = type(s)
+        if t is ast.Expr:
+            self.eval(s.value, frame)
+        elif t is ast.Assign:
+            v = self.eval(s.value, frame)
+            for target in s.targets:
+                self.assign(target, v, frame)
+        elif t is ast.AnnAssign:
+            if s.value is not None:
+                self.assign(s.target, self.eval(s.value, frame), frame)
+        elif t is ast.AugAssign:
+            old = self.eval(s.target, frame) if isinstance(s.target, ast.Name) else UNKNOWN
+            v = self.binop(old, s.op, self.eval(s.value, frame))
+            self.assign(s.target, v, frame)
+        elif t is ast.Return:
+            frame.returns.append(self.eval(s.value, frame) if s.value is not None else Const(None))
+            return False
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef):
+            self.define_function(s, frame)
+        elif t is ast.ClassDef:
+            frame.env[s.name] = self.define_class(s, frame)
+        elif t is ast.If:
+            return self.exec_if(s, frame)
+        elif t in (ast.For, ast.AsyncFor):
+            it = self.eval(s.iter, frame)
+            item = join_all(it.items) if isinstance(it, Seq) and it.items else UNKNOWN
+            self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
+        elif t is ast.While:
+            self.eval(s.test, frame)
+            self.exec_loop(s, frame, None)
+        elif t in (ast.With, ast.AsyncWith):
+            for item in s.items:
+                self.eval(item.context_expr, frame)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, UNKNOWN, frame)
+            return self.run_body(s.body, frame)
+        elif t is ast.Try or t.__name__ == "TryStar":
+            return self.exec_try(s, frame)
+        elif t is ast.Assert:
+            self.exec_assert(s, frame)
+        elif t in (ast.Import, ast.ImportFrom):
+            for name, value in self.ctx.module.import_values(s, frame):
+                frame.env[name] = value
+        elif t in (ast.Raise,):
+            if s.exc is not None:
+                self.eval(s.exc, frame)
+            return False
+        elif t in (ast.Break, ast.Continue):
+            return False
+        elif t is ast.Delete:
+            for target in s.targets:
+                if isinstance(target, ast.Name):
+                    frame.env[target.id] = UNKNOWN
+        elif t.__name__ == "Match":
+            self.eval(s.subject, frame)
+            envs = []
+            base = frame.env
+            for case in s.cases:
+                frame.env = dict(base)
+                for name in _pattern_names(case.pattern):
+                    frame.env[name] = UNKNOWN
+                if self.run_body(case.body, frame):
+                    envs.append(frame.env)
+            envs.append(base)
+            frame.env = _join_envs(envs)
+        # Pass, Global, Nonlocal, ...: nothing to do
+        return True
+
+    def exec_if(self, s, frame) -> bool:
+        cond = self.truth(self.eval(s.test, frame))
+        if cond is True:
+            return self.run_body(s.body, frame)
+        if cond is False:
+            return self.run_body(s.orelse, frame)
+        base = frame.env
+        frame.env = dict(base)
+        a_falls = self.run_body(s.body, frame)
+        env_a = frame.env
+        frame.env = dict(base)
+        b_falls = self.run_body(s.orelse, frame)
+        env_b = frame.env
+        live = [e for e, falls in ((env_a, a_falls), (env_b, b_falls)) if falls]
+        frame.env = _join_envs(live) if live else env_a
+        return bool(live)
+
+    def exec_loop(self, s, frame, bind_target):
+        base = frame.env
+        frame.env = dict(base)
+        if bind_target:
+            bind_target()
+        self.run_body(s.body, frame)
+        after = frame.env
+        frame.env = _join_envs([base, after])
+        if s.orelse:
+            self.run_body(s.orelse, frame)
+
+    def exec_try(self, s, frame) -> bool:
+        base = frame.env
+        frame.env = dict(base)
+        body_falls = self.run_body(s.body, frame) and self.run_body(s.orelse, frame)
+        envs = [frame.env] if body_falls else []
+        for h in s.handlers:
+            frame.env = _join_envs([base, frame.env]) if envs else dict(base)
+            if h.name:
+                frame.env[h.name] = UNKNOWN
+            if self.run_body(h.body, frame):
+                envs.append(frame.env)
+        frame.env = _join_envs(envs) if envs else dict(base)
+        if s.finalbody:
+            return self.run_body(s.finalbody, frame) and bool(envs)
+        return bool(envs)
+
+    def exec_assert(self, s, frame):
+        """`assert x.shape == ()` (our guard fix) narrows `x`: the author asserts it is one
+        semaphore, and JAX will stop at the assertion if it is not."""
+        t = s.test
+        if (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)
+                and isinstance(t.left, ast.Attribute) and t.left.attr == "shape"
+                and isinstance(t.comparators[0], ast.Tuple) and not t.comparators[0].elts):
+            self.assign(t.left.value, UNKNOWN, frame)
+            return
+        self.eval(t, frame)
+
+    def assign(self, target, value, frame):
+        t = type(target)
+        if t is ast.Name:
+            frame.env[target.id] = value
+        elif t in (ast.Tuple, ast.List):
+            elts = target.elts
+            star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
+            items = value.items if isinstance(value, Seq) else None
+            if star is None:
+                for i, e in enumerate(elts):
+                    self.assign(e, items[i] if items is not None and len(items) == len(elts) else UNKNOWN, frame)
+            else:
+                n_after = len(elts) - star - 1
+                ok = items is not None and len(items) >= len(elts) - 1
+                for i, e in enumerate(elts):
+                    if i < star:
+                        v = items[i] if ok else UNKNOWN
+                    elif i == star:
+                        v = Seq(items[star:len(items) - n_after], True) if ok else UNKNOWN
+                        e = e.value
+                    else:
+                        v = items[len(items) - (len(elts) - i)] if ok else UNKNOWN
+                    self.assign(e, v, frame)
+        elif t is ast.Attribute:
+            obj = self.eval(target.value, frame)
+            if isinstance(obj, Instance):
+                obj.fields[target.attr] = value
+        elif t is ast.Starred:
+            self.assign(target.value, value, frame)
+        # subscript targets: writes into refs/arrays, nothing to track
+
+    # ------------------------------------------------------------------ definitions
+    def define_function(self, s, frame):
+        func = Func(s, frame, frame.block, s.name, frame.path)
+        value = func
+        for dec in reversed(s.decorator_list):
+            d = self.eval(dec, frame)
+            value = self.call(d, [Arg(value, None)], {}, dec, frame, helper=False)
+        frame.env[s.name] = value
+        frame.created.append(func)
+        return func
+
+    def define_class(self, s, frame):
+        cls = ClassV(s, frame, frame.block, path=frame.path)
+        body_frame = Frame({}, frame, frame.block, depth=frame.depth, path=frame.path)
+        for dec in s.decorator_list:
+            d = self.eval(dec, frame)
+            q = _callable_qname(d)
+            if q in ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass"):
+                cls.is_dataclass = True
+        fields = []
+        for stmt in s.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                cls.attrs[stmt.name] = Func(stmt, frame, frame.block, stmt.name, frame.path)
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                fields.append(stmt.target.id)
+                if stmt.value is not None:
+                    cls.attrs[stmt.target.id] = self.eval(stmt.value, body_frame)
+            elif isinstance(stmt, ast.Assign):
+                v = self.eval(stmt.value, body_frame)
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        cls.attrs[target.id] = v
+        cls.fields = tuple(fields)
+        frame.created.append(cls)
+        return cls
+
+    def instantiate(self, cls, args, kwargs, node, frame):
+        inst = Instance(cls)
+        init = cls.attrs.get("__init__")
+        if isinstance(init, Func):
+            self.call_function(init, [Arg(inst, None)] + args, kwargs, node, frame, helper=True)
+        elif cls.is_dataclass:
+            for name, a in zip(cls.fields, args):
+                inst.fields[name] = a.value if a is not STAR else UNKNOWN
+            for name, a in kwargs.items():
+                inst.fields[name] = a.value
+            if any(a is STAR for a in args):
+                inst.fields.clear()
+        return inst
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, node, frame):
+        self.ctx.tick()
+        t = type(node)
+        if t is ast.Name:
+            return self.lookup(node.id, frame)
+        if t is ast.Attribute:
+            return self.attribute(self.eval(node.value, frame), node.attr)
+        if t is ast.Call:
+            return self.eval_call(node, frame)
+        if t is ast.Subscript:
+            return self.subscript(node, frame)
+        if t is ast.Constant:
+            return Const(node.value)
+        if t in (ast.Tuple, ast.List):
+            items = self.eval_items(node.elts, frame)
+            return Seq(tuple(items), t is ast.List) if items is not None else UNKNOWN
+        if t is ast.BinOp:
+            return self.binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame))
+        if t is ast.IfExp:
+            cond = self.truth(self.eval(node.test, frame))
+            if cond is True:
+                return self.eval(node.body, frame)
+            if cond is False:
+                return self.eval(node.orelse, frame)
+            return join(self.eval(node.body, frame), self.eval(node.orelse, frame))
+        if t is ast.Dict:
+            items = {}
+            for k, v in zip(node.keys, node.values):
+                if k is None:
+                    return UNKNOWN
+                key = self.eval(k, frame)
+                if not isinstance(key, Const):
+                    return UNKNOWN
+                items[key.value] = self.eval(v, frame)
+            return Mapping(items)
+        if t is ast.Lambda:
+            func = Func(node, frame, frame.block, "<lambda>", frame.path)
+            frame.created.append(func)
+            return func
+        if t is ast.NamedExpr:
+            v = self.eval(node.value, frame)
+            self.assign(node.target, v, frame)
+            return v
+        if t is ast.UnaryOp:
+            v = self.eval(node.operand, frame)
+            if isinstance(v, Const) and isinstance(v.value, (int, float, bool)):
+                try:
+                    if isinstance(node.op, ast.USub):
+                        return Const(-v.value)
+                    if isinstance(node.op, ast.Not):
+                        return Const(not v.value)
+                except Exception:
+                    return UNKNOWN
+            return UNKNOWN
+        if t is ast.Compare:
+            self.eval(node.left, frame)
+            for c in node.comparators:
+                self.eval(c, frame)
+            return UNKNOWN
+        if t is ast.BoolOp:
+            for v in node.values:
+                self.eval(v, frame)
+            return UNKNOWN
+        if t is ast.Starred:
+            return self.eval(node.value, frame)
+        if t is ast.Slice:
+            return SLICE
+        # comprehensions, f-strings, await, yield, ...: values we do not model
+        return UNKNOWN
+
+    def eval_items(self, elts, frame):
+        """Evaluate a tuple/list display; None when a starred part has unknown length."""
+        items = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value, frame)
+                if not isinstance(v, Seq):
+                    return None
+                items.extend(v.items)
+            else:
+                items.append(self.eval(e, frame))
+        return items
+
+    def truth(self, v):
+        if isinstance(v, Const):
+            try:
+                return bool(v.value)
+            except Exception:
+                return None
+        return None
+
+    def binop(self, a, op, b):
+        if isinstance(op, ast.Add) and isinstance(a, Seq) and isinstance(b, Seq):
+            return Seq(a.items + b.items, a.is_list)
+        if isinstance(op, ast.Mult):
+            if isinstance(a, Seq) and isinstance(b, Const) and type(b.value) is int and 0 <= b.value <= 4096:
+                return Seq(a.items * b.value, a.is_list)
+            if isinstance(b, Seq) and isinstance(a, Const) and type(a.value) is int and 0 <= a.value <= 4096:
+                return Seq(b.items * a.value, b.is_list)
+        if isinstance(op, ast.MatMult):
+            # `SemaphoreType.DMA @ mesh` is always one semaphore; a shaped declaration
+            # @ mesh is left unknown.
+            if isinstance(a, Api) and semaphore_member(a.qname):
+                return SemType(semaphore_member(a.qname), (), None)
+            return UNKNOWN
+        if isinstance(a, Const) and isinstance(b, Const):
+            x, y = a.value, b.value
+            if type(x) in (int, bool) and type(y) in (int, bool):
+                try:
+                    if isinstance(op, ast.Add):
+                        return Const(x + y)
+                    if isinstance(op, ast.Sub):
+                        return Const(x - y)
+                    if isinstance(op, ast.Mult):
+                        return Const(x * y)
+                    if isinstance(op, ast.FloorDiv):
+                        return Const(x // y)
+                    if isinstance(op, ast.Mod):
+                        return Const(x % y)
+                    if isinstance(op, ast.Pow) and 0 <= y < 64:
+                        return Const(x ** y)
+                except (ZeroDivisionError, OverflowError):
+                    return UNKNOWN
+        return UNKNOWN
+
+    def attribute(self, obj, attr):
+        if isinstance(obj, Api):
+            return Api(child(obj.qname, attr))
+        if isinstance(obj, Instance):
+            if attr in obj.fields:
+                return obj.fields[attr]
+            v = obj.cls.attrs.get(attr)
+            if isinstance(v, Func):
+                return Bound(v, obj)
+            return v if v is not None else UNKNOWN
+        if isinstance(obj, ClassV):
+            v = obj.attrs.get(attr)
+            return v if v is not None else UNKNOWN
+        if isinstance(obj, Sem):
+            if attr == "at":
+                return Special("at", obj)
+            if attr == "shape" and all(type(d) is int for d in obj.dims):
+                return Seq(tuple(Const(d) for d in obj.dims))
+            return UNKNOWN
+        if isinstance(obj, Descriptor) and attr in api.DESCRIPTOR_METHODS:
+            return Special("descriptor_method", (obj, attr))
+        if isinstance(obj, SemType) and attr == "dtype":
+            return Api(f"pltpu.SemaphoreType.{obj.kind}.dtype")
+        return UNKNOWN
+
+    def subscript(self, node, frame):
+        base_node = node.value
+        if isinstance(base_node, ast.Attribute) and base_node.attr == "at":
+            base = self.eval(base_node.value, frame)
+            if isinstance(base, Sem):
+                return self.index_sem(base, node.slice, frame)
+            self.eval(node.slice, frame)
+            return UNKNOWN
+        base = self.eval(base_node, frame)
+        idx = self.eval(node.slice, frame)
+        if isinstance(base, Seq):
+            if isinstance(idx, Const) and type(idx.value) is int:
+                i = idx.value
+                if -len(base.items) <= i < len(base.items):
+                    return base.items[i]
+                return UNKNOWN
+            if isinstance(node.slice, ast.Slice):
+                lo, hi, st = (self.eval(p, frame) if p is not None else Const(None)
+                              for p in (node.slice.lower, node.slice.upper, node.slice.step))
+                if all(isinstance(p, Const) and (p.value is None or type(p.value) is int) for p in (lo, hi, st)):
+                    return Seq(base.items[lo.value:hi.value:st.value], base.is_list)
+                return UNKNOWN
+            return join_all(base.items) if base.items else UNKNOWN
+        if isinstance(base, Mapping) and isinstance(idx, Const):
+            return base.items.get(idx.value, UNKNOWN)
+        # `sem[i]` reads the semaphore's value: not a ref, not our concern.
+        return UNKNOWN
+
+    def index_sem(self, sem, slice_node, frame):
+        """`sem.at[...]`: an integer or scalar index drops a dimension; a slice, `pl.ds`
+        or `...` keeps it.  Chains compose because the result is a Sem again."""
+        elts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+        kinds = []   # "drop", "keep", "full" (a bare `:`), "ellipsis"
+        for e in elts:
+            if isinstance(e, ast.Slice):
+                kinds.append("full" if e.lower is None and e.upper is None and e.step is None else "keep")
+                continue
+            if isinstance(e, ast.Starred):
+                return UNKNOWN
+            v = self.eval(e, frame)
+            if isinstance(v, Const) and v.value is Ellipsis:
+                kinds.append("ellipsis")
+            elif isinstance(v, SliceV):
+                kinds.append("keep")
+            elif isinstance(v, Seq):
+                # an index tuple held in a variable
+                for item in v.items:
+                    if isinstance(item, Const) and item.value is Ellipsis:
+                        kinds.append("ellipsis")
+                    elif isinstance(item, SliceV):
+                        kinds.append("keep")
+                    else:
+                        kinds.append("drop")
+            else:
+                kinds.append("drop")
+        rank = len(sem.dims)
+        n_ellipsis = kinds.count("ellipsis")
+        explicit = len(kinds) - n_ellipsis
+        if n_ellipsis > 1 or explicit > rank:
+            return UNKNOWN   # JAX rejects it; not this rule's business
+        dims = list(sem.dims)
+        out = []
+        pos = 0
+        for k in kinds:
+            if k == "ellipsis":
+                span = rank - explicit
+                out.extend(dims[pos:pos + span])
+                pos += span
+            elif k == "full":
+                out.append(dims[pos])
+                pos += 1
+            elif k == "keep":
+                out.append("?")
+                pos += 1
+            else:
+                pos += 1
+        out.extend(dims[pos:])
+        new_dims = tuple(out)
+        return Sem(sem.kind, new_dims, sem.decl, sem.site, sem.scalar_decl if not new_dims or new_dims == sem.dims else None)
+
+    # ------------------------------------------------------------------ calls
+    def eval_args(self, node, frame):
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value, frame)
+                if isinstance(v, Seq):
+                    args.extend(Arg(x, None) for x in v.items)
+                else:
+                    if STAR not in args:
+                        args.append(STAR)
+                    else:
+                        return None, None
+            else:
+                args.append(Arg(self.eval(a, frame), a))
+        kwargs = {}
+        for kw in node.keywords:
+            v = self.eval(kw.value, frame)
+            if kw.arg is None:
+                if isinstance(v, Mapping) and all(isinstance(k, str) for k in v.items):
+                    kwargs.update({k: Arg(x, None) for k, x in v.items.items()})
+                else:
+                    kwargs["**"] = Arg(UNKNOWN, None)
+            else:
+                kwargs[kw.arg] = Arg(v, kw.value)
+        return args, kwargs
+
+    def eval_call(self, node, frame):
+        callee = self.eval(node.func, frame)
+        args, kwargs = self.eval_args(node, frame)
+        if args is None:
+            self.callbacks_unknown_call([], {}, frame)
+            return UNKNOWN
+        return self.call(callee, args, kwargs, node, frame)
+
+    def call(self, callee, args, kwargs, node, frame, helper=True):
+        """Call an abstract callable.  `helper`: a direct call from user code (so a
+        semaphore array passed here is reported at this call site)."""
+        if isinstance(callee, Func):
+            return self.call_function(callee, args, kwargs, node, frame, helper=helper)
+        if isinstance(callee, Api):
+            return self.call_api(callee.qname, args, kwargs, node, frame)
+        if isinstance(callee, Partial):
+            merged = dict(callee.kwargs)
+            merged.update(kwargs)
+            return self.call(callee.func, list(callee.args) + args, merged, node, frame, helper=helper)
+        if isinstance(callee, Bound):
+            return self.call_function(callee.func, [Arg(callee.self_value, None)] + args, kwargs, node, frame,
+                                      helper=helper)
+        if isinstance(callee, ClassV):
+            return self.instantiate(callee, args, kwargs, node, frame)
+        if isinstance(callee, Special):
+            return self.call_special(callee, args, kwargs, node, frame)
+        if isinstance(callee, SemType) and not args and not kwargs:
+            return UNKNOWN
+        self.callbacks_unknown_call(args, kwargs, frame)
+        return UNKNOWN
+
+    def callbacks_unknown_call(self, args, kwargs, frame):
+        """A user function handed to something we do not model (jax.jit, shard_map, ...)
+        may still be called: analyse it with unknown arguments."""
+        for a in list(args) + list(kwargs.values()):
+            if a is STAR:
+                continue
+            v = a.value
+            if isinstance(v, (Func, Partial)):
+                self.call(v, [STAR], {}, None, frame, helper=False)
+
+    def call_function(self, func, args, kwargs, node, frame, helper=True):
+        func.analysed = True
+        ctx = self.ctx
+        if frame.depth >= MAX_DEPTH or func.node in ctx.active:
+            return UNKNOWN
+        fnode = func.node
+        env = self.bind(fnode, func, args, kwargs, node, frame, helper)
+        callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
+        ctx.active.append(fnode)
+        try:
+            if isinstance(fnode, ast.Lambda):
+                result = self.eval(fnode.body, callee_frame)
+            else:
+                falls = self.run_body(fnode.body, callee_frame)
+                rets = callee_frame.returns
+                if falls:
+                    rets = rets + [Const(None)]
+                result = join_all(rets)
+            self.flush_created(callee_frame)
+        finally:
+            ctx.active.pop()
+        return result
+
+    def flush_created(self, frame):
+        """Closures and classes defined in `frame` that were never called: analyse them
+        with unknown arguments, so the DMAs inside them are still checked."""
+        for obj in frame.created:
+            if isinstance(obj, Func):
+                if not obj.analysed:
+                    self.call_function(obj, [STAR], {}, None, frame, helper=False)
+            elif isinstance(obj, ClassV):
+                for m in obj.attrs.values():
+                    if isinstance(m, Func) and not m.analysed:
+                        self.call_function(m, [Arg(Instance(obj), None), STAR], {}, None, frame, helper=False)
+
+    def bind(self, fnode, func, args, kwargs, call_node, frame, helper):
+        """Parameters of `fnode` bound to the call's arguments.  Arguments after a STAR
+        bind to the last positional parameters (Pallas puts scratch refs last)."""
+        a = fnode.args
+        positional = [p.arg for p in a.posonlyargs + a.args]
+        defaults = a.defaults
+        first_default = len(positional) - len(defaults)
+        env = {}
+        kw = dict(kwargs)
+        unknown_kwargs = kw.pop("**", None) is not None
+        # Parameters given by keyword cannot take positional arguments: drop them from
+        # the end of the positional list (functools.partial(kernel, n=...) style).
+        slots = list(positional)
+        while slots and slots[-1] in kw:
+            slots.pop()
+        if STAR in args:
+            i = args.index(STAR)
+            front, back = args[:i], args[i + 1:]
+        else:
+            front, back = args, None
+        for name, arg in zip(slots, front):
+            env[name] = arg.value
+        extra = front[len(slots):]
+        if back is not None:
+            has_defaults = bool(defaults) and first_default < len(slots)
+            if back and a.vararg is None and not has_defaults and len(front) + len(back) <= len(slots):
+                for name, arg in zip(slots[len(slots) - len(back):], back):
+                    env[name] = arg.value
+        for name in positional:
+            if name not in env:
+                if name in kw:
+                    env[name] = kw.pop(name).value
+                elif back is None and not unknown_kwargs and positional.index(name) >= first_default:
+                    env[name] = self.eval_default(defaults[positional.index(name) - first_default], func)
+                else:
+                    env[name] = UNKNOWN
+        if a.vararg is not None:
+            env[a.vararg.arg] = (Seq(tuple(x.value for x in extra)) if back is None else UNKNOWN)
+        for p, d in zip(a.kwonlyargs, a.kw_defaults):
+            if p.arg in kw:
+                env[p.arg] = kw.pop(p.arg).value
+            elif d is not None and not unknown_kwargs:
+                env[p.arg] = self.eval_default(d, func)
+            else:
+                env[p.arg] = UNKNOWN
+        if a.kwarg is not None:
+            env[a.kwarg.arg] = Mapping({k: v.value for k, v in kw.items()}) if not unknown_kwargs else UNKNOWN
+        if helper and call_node is not None:
+            self.mark_sites(env, args, kwargs, fnode, func, call_node, frame)
+        return env
+
+    def mark_sites(self, env, args, kwargs, fnode, func, call_node, frame):
+        """Semaphores passed to a helper remember the call site (unless they already came
+        through an outer one): a DMA inside the helper reports there."""
+        by_node = {}
+        for arg in list(args) + list(kwargs.values()):
+            if arg is not STAR and arg.node is not None:
+                by_node[id(arg.value)] = arg
+        stmt = frame.stmt if frame.stmt is not None else call_node
+        for name, value in env.items():
+            arg = by_node.get(id(value))
+            if arg is None:
+                continue
+            direct = isinstance(value, Sem)
+            site = Site(frame.loc(arg.node), frame.loc(call_node), frame.loc(stmt), func.name, direct)
+            env[name] = map_sems(value, lambda s: s if s.site is not None else s.with_site(site))
+
+    def eval_default(self, node, func):
+        return self.eval(node, func.frame) if func.frame is not None else UNKNOWN
+
+    # ------------------------------------------------------------------ Pallas / library APIs
+    def call_api(self, q, args, kwargs, node, frame):
+        spec = api.CHECKED_CALLS.get(q)
+        if spec is not None:
+            return self.checked_call(q, spec, args, kwargs, node, frame)
+        kind = semaphore_member(q)
+        if kind:
+            return self.declare(kind, args, kwargs, node, frame)
+        if q in api.SEMAPHORE_SPACES:
+            return self.declare_space(args, kwargs, node, frame)
+        if q in api.BARRIER_PRODUCERS:
+            return Sem("BARRIER", (), frame.loc(node) if node is not None else None)
+        if q in api.INDEX_KEEPERS:
+            return SLICE
+        if q in api.SELECTORS:
+            vals = [a.value for a in args[1:3] if a is not STAR]
+            return join(vals[0], vals[1]) if len(vals) == 2 else UNKNOWN
+        if q in api.EMPTY_REF_LIKE:
+            v = args[0].value if args and args[0] is not STAR else UNKNOWN
+            return allocate(v) if isinstance(v, (SemType, Api)) else UNKNOWN
+        if q == "functools.partial":
+            if not args or args[0] is STAR:
+                return UNKNOWN
+            return Partial(args[0].value, tuple(args[1:]), {k: v for k, v in kwargs.items()})
+        if q in ("pl.pallas_call", "pl.kernel"):
+            return self.pallas_call(q, args, kwargs, node, frame)
+        if q in api.GRID_SPECS:
+            return self.grid_spec(args, kwargs)
+        if q == "pl.run_scoped":
+            if not args or args[0] is STAR:
+                return UNKNOWN
+            refs = [Arg(allocate(a.value), None) if a is not STAR else STAR for a in args[1:]]
+            kw = {k: Arg(allocate(v.value), None) for k, v in kwargs.items() if k != "collective_axes"}
+            return self.call(args[0].value, refs, kw, node, frame, helper=False)
+        if q == "pl.with_scoped":
+            return Special("with_scoped_decorator", (args, kwargs))
+        if q == "pl.core_map":
+            return Special("core_map_decorator", kwargs.get("scratch_shapes"))
+        if q in ("pltpu.emit_pipeline", "pltpu.emit_pipeline_with_allocations"):
+            body = args[0].value if args and args[0] is not STAR else kwargs.get("body", Arg(UNKNOWN)).value
+            return Special("pipeline", body)
+        if q == "pl.when":
+            return Special("when")
+        if q == "pl.loop":
+            return Special("loop")
+        if q == "jax.lax.fori_loop":
+            vals = [a.value if a is not STAR else UNKNOWN for a in args]
+            if len(vals) >= 4:
+                self.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, node, frame, helper=False)
+            return UNKNOWN
+        if q == "jax.lax.while_loop":
+            vals = [a.value if a is not STAR else UNKNOWN for a in args]
+            if len(vals) >= 3:
+                self.call(vals[0], [Arg(vals[2])], {}, node, frame, helper=False)
+                self.call(vals[1], [Arg(vals[2])], {}, node, frame, helper=False)
+            return UNKNOWN
+        if q == "jax.lax.cond":
+            vals = [a.value if a is not STAR else UNKNOWN for a in args]
+            ops = [Arg(v) for v in vals[3:]]
+            for f in vals[1:3]:
+                self.call(f, ops, {}, node, frame, helper=False)
+            return UNKNOWN
+        if q == "jax.lax.switch":
+            vals = [a.value if a is not STAR else UNKNOWN for a in args]
+            if len(vals) >= 2 and isinstance(vals[1], Seq):
+                for f in vals[1].items:
+                    self.call(f, [Arg(v) for v in vals[2:]], {}, node, frame, helper=False)
+            return UNKNOWN
+        if q in api.ARRAY_SPECS:
+            return Special("array_spec")
+        if q in ("len",):
+            v = args[0].value if args and args[0] is not STAR else UNKNOWN
+            return Const(len(v.items)) if isinstance(v, Seq) else UNKNOWN
+        if q in ("tuple", "list"):
+            v = args[0].value if args and args[0] is not STAR else UNKNOWN
+            if not args:
+                return Seq((), q == "list")
+            return Seq(v.items, q == "list") if isinstance(v, Seq) else UNKNOWN
+        if q == "dict":
+            if not args:
+                return Mapping({k: v.value for k, v in kwargs.items() if k != "**"}) if "**" not in kwargs else UNKNOWN
+            return UNKNOWN
+        if q in ("int",):
+            v = args[0].value if args and args[0] is not STAR else UNKNOWN
+            return v if isinstance(v, Const) and type(v.value) is int else UNKNOWN
+        self.callbacks_unknown_call(args, kwargs, frame)
+        return UNKNOWN
+
+    def declare(self, kind, args, kwargs, node, frame):
+        """`SemaphoreType.X(shape)` -> a declaration with its dims (or UNKNOWN)."""
+        if args and args[0] is not STAR:
+            shape_arg = args[0]
+        elif "shape" in kwargs:
+            shape_arg = kwargs["shape"]
+        else:
+            return UNKNOWN
+        dims = self.dims_of(shape_arg.value, shape_arg.node, frame)
+        if dims is None:
+            return UNKNOWN
+        loc = frame.loc(node) if node is not None else None
+        scalar_decl = None
+        if dims == (1,) and node is not None and isinstance(node, ast.Call):
+            scalar_decl = (loc, frame.block.segment(node.func) if frame.block is not None else None)
+        return SemType(kind, dims, loc, scalar_decl)
+
+    def declare_space(self, args, kwargs, node, frame):
+        """`pltpu.SEMAPHORE(shape, SemaphoreType.X.dtype)`."""
+        shape = args[0] if args and args[0] is not STAR else kwargs.get("shape")
+        dtype = args[1] if len(args) > 1 and args[1] is not STAR else kwargs.get("dtype")
+        if shape is None:
+            return UNKNOWN
+        dims = self.dims_of(shape.value, shape.node, frame)
+        if dims is None:
+            return UNKNOWN
+        kind = "?"
+        if dtype is not None and isinstance(dtype.value, Api):
+            q = dtype.value.qname
+            if q.endswith(".dtype"):
+                kind = semaphore_member(q[: -len(".dtype")]) or "?"
+        return SemType(kind, dims, frame.loc(node) if node is not None else None)
+
+    def dims_of(self, value, node, frame):
+        """A shape argument -> dims tuple, or None when even the rank is unknown."""
+        if isinstance(value, Const) and type(value.value) is int:
+            return (value.value,)
+        if isinstance(value, Seq):
+            texts = None
+            if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == len(value.items) \
+                    and not any(isinstance(e, ast.Starred) for e in node.elts):
+                texts = [frame.block.segment(e) for e in node.elts]
+            dims = []
+            for i, item in enumerate(value.items):
+                if isinstance(item, Const) and type(item.value) is int:
+                    dims.append(item.value)
+                else:
+                    dims.append(texts[i] if texts else "?")
+            return tuple(dims)
+        return None
+
+    def checked_call(self, q, spec, args, kwargs, node, frame):
+        bound = {}
+        for i, name in enumerate(spec.params):
+            if i < len(args):
+                if args[i] is STAR:
+                    break
+                bound[name] = args[i]
+        for k, v in kwargs.items():
+            if k in spec.params:
+                bound[k] = v
+        roles = {}
+        for name, role in spec.sems:
+            arg = bound.get(name)
+            if arg is not None:
+                roles[role] = arg
+        call_loc = frame.loc(node) if node is not None else None
+        if spec.action == "check":
+            arg = roles.get("sem")
+            if arg is not None:
+                checks.check_semaphore(self.ctx, spec.code, spec.verb, arg.value,
+                                       frame.loc(arg.node) if arg.node is not None else None, call_loc, frame, q)
+            return UNKNOWN
+        dst = roles.get("dst")
+        src = roles.get("src")
+        desc = Descriptor(
+            dst.value if dst else UNKNOWN,
+            (src.value if src else UNKNOWN) if spec.remote else None,
+            frame.loc(dst.node) if dst and dst.node is not None else None,
+            frame.loc(src.node) if src and src.node is not None else None,
+            call_loc, spec.remote, frame.loc(frame.stmt) if frame.stmt is not None else call_loc,
+        )
+        if spec.action == "start":
+            self.descriptor_method(desc, "start", node, frame)
+        return desc
+
+    def descriptor_method(self, desc, method, node, frame):
+        roles, code = api.DESCRIPTOR_METHODS[method]
+        verb = "signal" if method == "start" else method
+        for role in roles:
+            value = desc.dst if role == "dst" else desc.src
+            if value is None:
+                continue
+            loc = desc.dst_loc if role == "dst" else desc.src_loc
+            checks.check_semaphore(self.ctx, code, verb, value, loc, desc.call, frame,
+                                   f"descriptor.{method}", role=role, remote=desc.remote, stmt=desc.stmt)
+
+    def grid_spec(self, args, kwargs):
+        n = kwargs.get("num_scalar_prefetch")
+        n_value = n.value.value if n is not None and isinstance(n.value, Const) else (0 if n is None else None)
+        scratch = kwargs.get("scratch_shapes")
+        return Special("grid_spec", (n_value, scratch.value if scratch is not None else Seq(())))
+
+    def pallas_call(self, q, args, kwargs, node, frame):
+        kernel = args[0].value if args and args[0] is not STAR else kwargs.get("kernel", kwargs.get("body", Arg(UNKNOWN))).value
+        out_arg = (args[1] if len(args) > 1 and args[1] is not STAR else
+                   kwargs.get("out_shape") or kwargs.get("out_type"))
+        out = out_arg.value if out_arg is not None else UNKNOWN
+        scratch_arg = kwargs.get("scratch_shapes") or kwargs.get("scratch_types")
+        scratch = scratch_arg.value if scratch_arg is not None else Seq(())
+        gs = kwargs.get("grid_spec")
+        if gs is not None:
+            if isinstance(gs.value, Special) and gs.value.kind == "grid_spec":
+                scratch = gs.value.data[1]
+            else:
+                scratch = UNKNOWN
+        if isinstance(out, Seq):
+            outs = [allocate(v) if isinstance(v, SemType) or semaphore_member(getattr(v, "qname", "")) else UNKNOWN
+                    for v in out.items]
+        elif out is UNKNOWN:
+            outs = None
+        else:
+            outs = [allocate(out) if isinstance(out, SemType) else UNKNOWN]
+        invocation = Special("pallas_callable", (kernel, outs, scratch, node, frame))
+        self.ctx.pending.append(invocation)
+        return invocation
+
+    def invoke_kernel(self, callable_, operands):
+        """Run a pallas_call / pl.kernel body with its refs: operands (unknown), outputs,
+        then scratch (dict scratch: keyword arguments)."""
+        if callable_ in self.ctx.pending:
+            self.ctx.pending.remove(callable_)
+        if self.ctx.silent:
+            return
+        kernel, outs, scratch, node, frame = callable_.data
+        kw = {}
+        if isinstance(scratch, Seq):
+            tail = [Arg(allocate(v)) for v in scratch.items]
+        elif isinstance(scratch, Mapping):
+            tail = []
+            kw = {str(k): Arg(allocate(v)) for k, v in scratch.items.items()}
+        else:
+            tail = None
+        if tail is None:
+            args = [STAR]
+        elif outs is None:
+            # How many outputs is unknown, but scratch refs are always the last
+            # parameters: bind them from the end.
+            args = [STAR] + tail
+        elif operands is None:
+            args = [STAR] + [Arg(v) for v in outs] + tail
+        else:
+            args = [Arg(UNKNOWN) for _ in operands] + [Arg(v) for v in outs] + tail
+        self.call(kernel, args, kw, node, frame, helper=False)
+
+    def call_special(self, sp, args, kwargs, node, frame):
+        kind = sp.kind
+        if kind == "descriptor_method":
+            desc, method = sp.data
+            self.descriptor_method(desc, method, node, frame)
+            return UNKNOWN
+        if kind == "pallas_callable":
+            self.invoke_kernel(sp, None if STAR in args or "**" in kwargs else args)
+            return UNKNOWN
+        if kind == "when":
+            if args and args[0] is not STAR:
+                self.call(args[0].value, [], {}, node, frame, helper=False)
+            return UNKNOWN
+        if kind == "loop":
+            if args and args[0] is not STAR:
+                self.call(args[0].value, [Arg(UNKNOWN)], {}, node, frame, helper=False)
+            return UNKNOWN
+        if kind == "with_scoped_decorator":
+            types, kwtypes = sp.data
+            if not args or args[0] is STAR:
+                return UNKNOWN
+            refs = [Arg(allocate(a.value)) if a is not STAR else STAR for a in types]
+            kwrefs = {k: Arg(allocate(v.value)) for k, v in kwtypes.items()}
+            return Special("with_scoped", (args[0].value, refs, kwrefs))
+        if kind == "with_scoped":
+            func, refs, kwrefs = sp.data
+            merged = dict(kwargs)
+            merged.update(kwrefs)
+            return self.call(func, list(args) + refs, merged, node, frame, helper=False)
+        if kind == "core_map_decorator":
+            if not args or args[0] is STAR:
+                return UNKNOWN
+            scratch = sp.data.value if sp.data is not None else Seq(())
+            if isinstance(scratch, Mapping):
+                self.call(args[0].value, [], {str(k): Arg(allocate(v)) for k, v in scratch.items.items()},
+                          node, frame, helper=False)
+            elif isinstance(scratch, Seq):
+                self.call(args[0].value, [Arg(allocate(v)) for v in scratch.items], {}, node, frame, helper=False)
+            else:
+                self.call(args[0].value, [STAR], {}, node, frame, helper=False)
+            return UNKNOWN
+        if kind == "pipeline":
+            scratches = kwargs.get("scratches")
+            if scratches is not None and isinstance(scratches.value, Seq):
+                tail = [Arg(v) for v in scratches.value.items]
+            elif scratches is None:
+                tail = []
+            else:
+                tail = None
+            call_args = [STAR] + (tail or [])
+            if tail is None:
+                call_args = [STAR]
+            self.call(sp.data, call_args, {}, node, frame, helper=False)
+            return UNKNOWN
+        if kind == "at":
+            return UNKNOWN
+        self.callbacks_unknown_call(args, kwargs, frame)
+        return UNKNOWN
+
+
+def _join_envs(envs):
+    if len(envs) == 1:
+        return envs[0]
+    keys = set()
+    for e in envs:
+        keys.update(e)
+    out = {}
+    for k in keys:
+        vals = [e.get(k, UNKNOWN) for e in envs]
+        out[k] = join_all(vals)
+    return out
+
+
+def _pattern_names(pattern):
+    names = []
+    for n in ast.walk(pattern):
+        name = getattr(n, "name", None)
+        if isinstance(name, str):
+            names.append(name)
+        rest = getattr(n, "rest", None)
+        if isinstance(rest, str):
+            names.append(rest)
+    return names
+
+
+def _callable_qname(v):
+    if isinstance(v, Api):
+        return v.qname
+    if isinstance(v, Partial) and isinstance(v.func, Api):
+        return v.func.qname
+    return None
+
+
+def import_bindings(stmt, package=None):
+    """Names an import statement binds, with the fully qualified name each refers to."""
+    out = []
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.asname:
+                out.append((alias.asname, canonical(alias.name)))
+            else:
+                root = alias.name.split(".")[0]
+                out.append((root, canonical(root)))
+    else:
+        from .symbols import resolve_relative
+        mod = resolve_relative(stmt.module, stmt.level, package)
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            name = alias.asname or alias.name
+            out.append((name, canonical(f"{mod}.{alias.name}") if mod else None))
+    return out
+
+
+__all__ = ["Interpreter", "Context", "Frame", "Arg", "STAR", "Budget", "import_bindings", "LIBRARY_ROOTS"]

@@ -1,0 +1,267 @@
+"""The abstract values the flow analysis computes, and the lattice operations on them.
+
+`UNKNOWN` is top: anything at all.  Checks stay silent on it; that silence is what keeps
+false alarms at zero.  A semaphore *ref* is `Sem(kind, dims)`: `dims` is a tuple whose
+entries are ints or, where only the rank is known, the source text of the length
+(`"nbuf"`).  `()` is the only scalar shape.
+
+Source positions inside values are `Loc`s: a block key plus an AST node, turned into
+document coordinates only when a finding is reported (blocks move when lines are
+inserted above them; their keys do not).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+class _Unknown:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+@dataclass(frozen=True, eq=False)
+class Loc:
+    """An AST node in a block (of this module, or of another file when `path` is set)."""
+
+    block: Any            # parse.Block
+    node: ast.AST
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any            # int, float, str, bool, None, Ellipsis
+
+
+@dataclass(frozen=True)
+class SliceV:
+    """A slice, `pl.ds(...)` / `pl.dslice(...)`: an index that keeps its dimension."""
+
+
+SLICE = SliceV()
+
+
+@dataclass(frozen=True, eq=False)
+class SemType:
+    """A semaphore *declaration* (`SemaphoreType.DMA((2,))`, bare `SemaphoreType.DMA`, ...).
+
+    It becomes a `Sem` ref where Pallas allocates it (scratch, run_scoped, ...)."""
+
+    kind: str             # "DMA", "REGULAR", "BARRIER" or "?"
+    dims: tuple
+    decl: Loc | None      # the declaring expression
+    scalar_decl: tuple | None = None   # (Loc, replacement text) for a (1,)-shaped declaration
+
+
+@dataclass(frozen=True, eq=False)
+class Site:
+    """Where a semaphore entered a helper: the argument at the outermost helper call."""
+
+    arg: Loc              # the argument expression at the call site
+    call: Loc             # the call node
+    stmt: Loc             # the statement holding the call (for the assertion guard)
+    callee: str           # helper name, for messages
+    direct: bool = True   # the argument itself is the semaphore (not a tuple holding it)
+
+
+@dataclass(frozen=True, eq=False)
+class Sem:
+    """A semaphore ref (or a view of one)."""
+
+    kind: str
+    dims: tuple
+    decl: Loc | None
+    site: Site | None = None
+    scalar_decl: tuple | None = None
+
+    @property
+    def scalar(self) -> bool:
+        return self.dims == ()
+
+    def with_site(self, site):
+        return replace(self, site=site)
+
+
+@dataclass(frozen=True, eq=False)
+class Seq:
+    """A Python tuple or list of values (nested scratch, packed arguments)."""
+
+    items: tuple
+    is_list: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Mapping:
+    items: dict
+
+
+@dataclass(frozen=True, eq=False)
+class Api:
+    """A name from JAX / Pallas / the stdlib, by canonical dotted name ("pltpu.make_async_copy")."""
+
+    qname: str
+
+
+@dataclass(eq=False)
+class Func:
+    """A user function (def or lambda) with the frame it closes over."""
+
+    node: ast.AST
+    frame: Any            # flow.Frame of the enclosing scope (module frame for top level)
+    block: Any            # the block holding the def
+    name: str = "<lambda>"
+    path: str | None = None
+    analysed: bool = False  # interpreted at least once (to find uncalled closures)
+
+
+@dataclass(frozen=True, eq=False)
+class Partial:
+    func: Any
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class ClassV:
+    node: ast.ClassDef
+    frame: Any
+    block: Any
+    attrs: dict = field(default_factory=dict)
+    fields: tuple = ()     # dataclass fields, in order
+    is_dataclass: bool = False
+    path: str | None = None
+
+
+@dataclass(eq=False)
+class Instance:
+    cls: ClassV
+    fields: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class Bound:
+    """A method bound to an instance."""
+
+    func: Func
+    self_value: Any
+
+
+@dataclass(frozen=True, eq=False)
+class Descriptor:
+    """The result of `make_async_copy` / `make_async_remote_copy`."""
+
+    dst: Any              # value of the destination semaphore (sem / recv_sem)
+    src: Any              # value of the source semaphore (send_sem), None for a local copy
+    dst_loc: Loc | None
+    src_loc: Loc | None
+    call: Loc | None      # the builder call (for fixes: neighbouring src/dst refs)
+    remote: bool = False
+    stmt: Loc | None = None  # the statement holding the builder call
+
+
+@dataclass(frozen=True, eq=False)
+class Special:
+    """A callable produced by a Pallas API: a pallas_call/kernel awaiting operands, an
+    emit_pipeline awaiting refs, a with_scoped wrapper, a DMA descriptor method..."""
+
+    kind: str
+    data: Any = None
+
+
+def join(a, b):
+    """Least upper bound of two values reaching the same point along different paths."""
+    if a is b:
+        return a
+    if isinstance(a, Sem) and isinstance(b, Sem):
+        if a.scalar and b.scalar:
+            return a
+        if not a.scalar and not b.scalar:
+            return a  # non-scalar on both paths: still an error wherever it is used whole
+        return UNKNOWN
+    if isinstance(a, Const) and isinstance(b, Const):
+        return a if a.value == b.value and type(a.value) is type(b.value) else UNKNOWN
+    if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
+        return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
+    if isinstance(a, SemType) and isinstance(b, SemType):
+        if a.dims == b.dims or (a.dims and b.dims):
+            return a
+        return UNKNOWN
+    if isinstance(a, Api) and isinstance(b, Api) and a.qname == b.qname:
+        return a
+    if isinstance(a, SliceV) and isinstance(b, SliceV):
+        return a
+    if isinstance(a, Descriptor) and isinstance(b, Descriptor):
+        return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
+                          a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt)
+    return UNKNOWN
+
+
+def join_all(values):
+    out = None
+    for v in values:
+        out = v if out is None else join(out, v)
+    return UNKNOWN if out is None else out
+
+
+def map_sems(value, fn, depth=0):
+    """Apply `fn` to every Sem inside `value` (through tuples/lists/dicts)."""
+    if isinstance(value, Sem):
+        return fn(value)
+    if depth > 8:
+        return value
+    if isinstance(value, Seq):
+        return Seq(tuple(map_sems(v, fn, depth + 1) for v in value.items), value.is_list)
+    if isinstance(value, Mapping):
+        return Mapping({k: map_sems(v, fn, depth + 1) for k, v in value.items.items()})
+    return value
+
+
+def allocate(value, depth=0):
+    """What Pallas passes to the kernel for a scratch / scoped type: SemTypes become Sem
+    refs, pytrees keep their structure, anything else (VMEM buffers, ...) is unknown."""
+    if isinstance(value, SemType):
+        return Sem(value.kind, value.dims, value.decl, None, value.scalar_decl)
+    if isinstance(value, Api):
+        kind = semaphore_member(value.qname)
+        if kind:
+            return Sem(kind, (), None)
+        return UNKNOWN
+    if depth > 8:
+        return UNKNOWN
+    if isinstance(value, Seq):
+        return Seq(tuple(allocate(v, depth + 1) for v in value.items), value.is_list)
+    if isinstance(value, Mapping):
+        return Mapping({k: allocate(v, depth + 1) for k, v in value.items.items()})
+    if isinstance(value, Instance) and value.cls.is_dataclass:
+        # A registered dataclass of scratch types arrives as the same dataclass of refs.
+        return Instance(value.cls, {k: allocate(v, depth + 1) for k, v in value.fields.items()})
+    return UNKNOWN
+
+
+SEMAPHORE_KINDS = ("DMA", "REGULAR", "BARRIER")
+
+
+def semaphore_member(qname: str) -> str | None:
+    """'DMA' for `pltpu.SemaphoreType.DMA` (and the plgpu / pl spellings), else None."""
+    for prefix in ("pltpu.SemaphoreType.", "plgpu.SemaphoreType.", "pl.SemaphoreType."):
+        if qname.startswith(prefix):
+            rest = qname[len(prefix):]
+            if rest in SEMAPHORE_KINDS:
+                return rest
+    return None
+
+
+def shape_text(dims: tuple) -> str:
+    """Format a shape as JAX prints it: (2,), (2, 3), ()."""
+    parts = [str(d) for d in dims]
+    if len(parts) == 1:
+        return f"({parts[0]},)"
+    return "(" + ", ".join(parts) + ")"
