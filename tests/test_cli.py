@@ -14,7 +14,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from pallas_lsp.analysis.rules import RULES
 
 ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
@@ -23,7 +22,7 @@ ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
 def run_cli(*args, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pallas_lsp", *map(str, args)],
-        cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120,
+        cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120, check=False,
     )
 
 
@@ -273,7 +272,7 @@ def test_sarif_and_github_results(tmp_path):
                              "endLine": DMA_BUG_LINE, "endColumn": DMA_BUG_COL + 4}
     r = run_cli("check", "--format", "github", "k.py", cwd=tmp_path)
     assert r.returncode == 1
-    line = [x for x in r.stdout.splitlines() if "title=PAL001" in x][0]
+    line = next(x for x in r.stdout.splitlines() if "title=PAL001" in x)
     assert line.startswith(
         f"::error file=k.py,line={DMA_BUG_LINE},col={DMA_BUG_COL},endLine={DMA_BUG_LINE},"
         f"endColumn={DMA_BUG_COL + 4},title=PAL001::PAL001 Cannot signal on a non-()-shaped"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 
 import pytest
-
 from pallas_lsp.analysis.findings import (
     Finding,
     FixData,

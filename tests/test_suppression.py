@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pallas_lsp.analysis.findings import Finding, Span
 from pallas_lsp.analysis.suppression import apply_noqa, comment_start, parse_noqa
 
@@ -39,11 +38,11 @@ LINES = SOURCE.splitlines(keepends=True)
         ("PAL003", 4, True),
         ("PAL001", 4, False),
         ("PAL002", 5, False),   # no comment
-        ("PAL002", 6, True),    # "# noqa" inside a comment is still a directive (as in flake8)
-        ("PAL002", 7, False),   # "# noqa" inside a string literal is not
+        ("PAL002", 6, True),    # a directive quoted inside a comment still counts (flake8 too)
+        ("PAL002", 7, False),   # one inside a string literal does not
         ("PAL002", 8, True),    # directive after another comment, text after the codes
         ("PAL001", 8, False),
-        ("PAL002", 9, True),    # "# noqa:" without codes acts as a bare noqa
+        ("PAL002", 9, True),    # a colon without codes acts as a bare directive
     ],
 )
 def test_apply_noqa(code, line, suppressed):

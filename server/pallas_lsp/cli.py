@@ -20,7 +20,6 @@ import sys
 import tokenize
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from . import formats
 from .analysis.engine import analyze_source
@@ -235,7 +234,7 @@ def check_file(task: Task) -> FileResult:
                 _write(task.path, text, encoding)
         lines = split_lines(text)
         result.items = [formats.Reported(result.path, f, index_fix(f, lines)) for f in findings]
-    except Exception as e:  # an analysis bug must not hide the other files' results
+    except Exception as e:  # noqa: BLE001 - an analysis bug must not hide other files' results
         result.items = []
         result.error = f"internal error while analysing: {type(e).__name__}: {e}"
     return result

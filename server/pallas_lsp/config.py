@@ -81,7 +81,7 @@ class Config:
                 continue
             if rel is None:
                 continue
-            candidates = [pattern[2:] if pattern.startswith("./") else pattern]
+            candidates = [pattern.removeprefix("./")]
             if pattern.startswith("**/"):
                 candidates.append(pattern[3:])
             if any(fnmatch.fnmatchcase(pre, c) for pre in prefixes for c in candidates):
@@ -188,8 +188,8 @@ def load_config(start: str | os.PathLike) -> Config:
     """
     if _toml is None:
         return Config(warnings=(
-            "pyproject.toml settings are ignored: reading TOML needs Python >= 3.11 or "
-            "the `tomli` package",
+            ("pyproject.toml settings are ignored: reading TOML needs Python >= 3.11 or "
+             "the `tomli` package"),
         ))
     found = find_pyproject(start)
     if found is None:

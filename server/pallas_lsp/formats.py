@@ -58,7 +58,8 @@ def render_text(items: list[Reported], files_checked: int, fixed: int = 0) -> st
         out.append(f"Fixed {_plural(fixed, 'finding')}.")
     if items:
         files = len({r.path for r in items})
-        parts = [_plural(errors, "error")] + ([_plural(warnings, "warning")] if warnings else [])
+        parts = ([_plural(errors, "error")] if errors else []) + (
+            [_plural(warnings, "warning")] if warnings else [])
         out.append(f"Found {' and '.join(parts)} in {_plural(files, 'file')} "
                    f"({_plural(files_checked, 'file')} checked).")
         fixable = sum(1 for r in items if r.fix is not None)

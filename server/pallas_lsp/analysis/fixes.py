@@ -10,9 +10,10 @@ Lines are split the way LSP does it (`\\n`, `\\r\\n`, `\\r`): see `split_lines`.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from .findings import Finding, Span
 from .suppression import parse_noqa
@@ -329,7 +330,7 @@ def apply_edits(text: str, edits: Iterable[TextEdit]) -> str:
             raise ValueError(f"edit ends before it starts: {e.span}")
         ranges.append((start, end, order, e.new_text))
     ranges.sort()
-    for (_, end1, _, _), (start2, _, _, _) in zip(ranges, ranges[1:]):
+    for (_, end1, _, _), (start2, _, _, _) in itertools.pairwise(ranges):
         if start2 < end1:
             raise ValueError("overlapping edits")
     out = []

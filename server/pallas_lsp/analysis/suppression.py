@@ -12,8 +12,8 @@ that carry findings are looked at, so this is cheap on big files.  Pure function
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from .findings import Finding
 
