@@ -1,0 +1,169 @@
+"""Findings -> LSP diagnostics, in the client's position encoding.
+
+Columns in findings are code points; clients count UTF-16 code units by default.  The
+conversion uses pygls' `PositionCodec`, with a fast path for ASCII lines (the common case,
+where every encoding agrees).  Converted diagnostics are cached per finding and per text of
+the lines they touch, so an edit elsewhere re-uses them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
+
+from ..analysis.findings import Finding, Span, finding_to_data
+from ..analysis.rules import RULES
+from .capabilities import ClientFeatures
+
+SOURCE = "pallas-lsp"
+SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "info": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_plain(text: str) -> list[str]:
+    """The lines of `text` without their endings, split like LSP (`\\n`, `\\r\\n`, `\\r`).
+
+    A text ending with a line break has a last, empty line (where LSP can place a cursor).
+    """
+    return text.split("\n") if "\r" not in text else _BREAK.split(text)
+
+
+class PositionConverter:
+    """Code-point columns <-> the client's units, one line at a time."""
+
+    def __init__(self, codec: PositionCodec):
+        self.codec = codec
+        self.identity = codec.encoding == types.PositionEncodingKind.Utf32
+
+    def to_client(self, lines: Sequence[str], line: int, col: int) -> types.Position:
+        """A (line, code-point column) as a client position, clamped into the document."""
+        if not lines or line < 0:
+            return types.Position(0, 0)
+        if line >= len(lines):
+            line, col = len(lines) - 1, len(lines[-1])
+        text = lines[line]
+        col = max(0, min(col, len(text)))
+        if self.identity or text.isascii():
+            return types.Position(line, col)
+        return self.codec.position_to_client_units(lines, ServerTextPosition(line, col))
+
+    def span_to_range(self, lines: Sequence[str], span: Span) -> types.Range:
+        return types.Range(
+            self.to_client(lines, span.line, span.col),
+            self.to_client(lines, span.end_line, span.end_col),
+        )
+
+    def to_server(self, lines: Sequence[str], pos: types.Position) -> tuple[int, int]:
+        """A client position as (line, code-point column), clamped into the document."""
+        if not lines:
+            return 0, 0
+        line = max(0, min(pos.line, len(lines) - 1))
+        if pos.line >= len(lines):
+            return line, len(lines[line])
+        text = lines[line]
+        if self.identity or text.isascii():
+            return line, max(0, min(pos.character, len(text)))
+        units = 0
+        for i, ch in enumerate(text):
+            if units >= pos.character:
+                return line, i
+            units += self.codec.impl.code_units_for_char(ch)
+        return line, len(text)
+
+
+# Where a span of the analysed text is shown: (uri, lines of that document, local span).
+# Text documents map to themselves; notebooks map to the cell holding the span.
+Locator = Callable[[Span], "tuple[str, Sequence[str], Span] | None"]
+
+
+def _place(line: int, path: str | None) -> str:
+    return f"{os.path.basename(path)}:{line + 1}" if path else f"line {line + 1}"
+
+
+class DiagnosticFactory:
+    """Builds `Diagnostic`s for one document, re-using those whose inputs did not change."""
+
+    def __init__(self, features: ClientFeatures, converter: PositionConverter):
+        self.features = features
+        self.converter = converter
+        self._cache: dict = {}
+
+    def _key(self, finding: Finding, lines: Sequence[str]):
+        # The client range depends only on the lines the spans touch, and only when a line
+        # is not ASCII; everything else about the diagnostic depends on the finding alone.
+        touched = []
+        for span in (finding.span, *(r.span for r in finding.related if r.path is None)):
+            for n in (span.line, span.end_line):
+                if 0 <= n < len(lines) and not lines[n].isascii():
+                    touched.append((n, lines[n]))
+        return finding, tuple(touched)
+
+    def build_all(self, findings: Sequence[Finding], uri: str, lines: Sequence[str],
+                  doc_path: str | None) -> list[types.Diagnostic]:
+        """Diagnostics for a text document (cached between runs)."""
+        old, new = self._cache, {}
+        out = []
+        for f in findings:
+            key = self._key(f, lines)
+            diag = old.get(key) or new.get(key)
+            if diag is None:
+                diag = self.build(f, lambda s: (uri, lines, s), doc_path)
+            new[key] = diag
+            out.append(diag)
+        self._cache = new
+        return out
+
+    def build(self, f: Finding, locate: Locator, doc_path: str | None,
+              message: str | None = None) -> types.Diagnostic | None:
+        """One diagnostic; None when its span cannot be placed (e.g. across notebook cells)."""
+        placed = locate(f.span)
+        if placed is None:
+            return None
+        _, lines, span = placed
+        rule = RULES.get(f.code)
+        message = message if message is not None else f.message
+        related = None
+        if f.related:
+            infos = []
+            for r in f.related:
+                same_doc = r.path is None or (doc_path and os.path.abspath(r.path) == doc_path)
+                where = locate(r.span) if same_doc else None
+                if same_doc and where is not None:
+                    r_uri, r_lines, r_span = where
+                    rng = self.converter.span_to_range(r_lines, r_span)
+                elif r.path:
+                    # Another file: not open here; its columns are taken as they are.
+                    r_uri = from_fs_path(r.path) or r.path
+                    rng = types.Range(types.Position(r.span.line, r.span.col),
+                                      types.Position(r.span.end_line, r.span.end_col))
+                else:
+                    continue
+                infos.append(types.DiagnosticRelatedInformation(
+                    types.Location(r_uri, rng), r.message))
+                if not self.features.related_information:
+                    place = _place(rng.start.line, r.path if not same_doc else None)
+                    if place not in message:
+                        message = f"{message}\n{r.message} ({place})"
+            if self.features.related_information:
+                related = infos or None
+        return types.Diagnostic(
+            range=self.converter.span_to_range(lines, span),
+            message=message,
+            severity=SEVERITY.get(f.severity, types.DiagnosticSeverity.Warning),
+            code=f.code,
+            code_description=(types.CodeDescription(href=rule.doc_url)
+                              if rule and rule.doc_url and self.features.code_description else None),
+            source=SOURCE,
+            related_information=related,
+            data=finding_to_data(f),
+        )

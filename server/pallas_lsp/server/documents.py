@@ -1,0 +1,276 @@
+"""Open documents and notebooks, and the scheduling of their analysis.
+
+One `Document` per open text document or notebook, each with its own incremental
+`ModuleAnalyzer`.  Runs go to a single worker thread, so the event loop keeps reading
+messages while a file is analysed.  There is no debounce: an edit starts a run at once if
+none is in flight for that document; edits that arrive during a run only bump the
+document's generation, and when the run ends its result is dropped (never published) and
+one new run starts on the latest text.  A burst of keystrokes therefore costs at most one
+superseded run plus one final run, and nothing stale is ever published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ..analysis.engine import ModuleAnalyzer
+from ..analysis.findings import Finding
+from .diagnostics import DiagnosticFactory, PositionConverter, split_plain
+from .notebooks import NotebookText, join_cells, notebook_message
+from .settings import Selection
+
+log = logging.getLogger(__name__)
+
+# Text longer than this is not analysed (a log line says so): a generated or binary file
+# of this size is not a kernel, and analysing it would hold the worker for seconds.
+MAX_SOURCE_CHARS = 4_000_000
+
+
+@dataclass
+class Result:
+    """One finished analysis of one generation of a document."""
+
+    generation: int
+    version: int | None
+    text: str
+    lines: list[str]                       # the analysed text's lines, without endings
+    findings: tuple[Finding, ...]          # after rule selection
+    diagnostics: dict[str, list[types.Diagnostic]]   # per URI (notebook: per cell)
+    versions: dict[str, int | None]        # per URI, for publishDiagnostics
+    notebook: NotebookText | None = None
+    pairs: dict[str, list[tuple[Finding, types.Diagnostic]]] = field(default_factory=dict)
+    result_ids: dict[str, str] = field(default_factory=dict)
+
+
+class Document:
+    """State of one open text document (`uri`) or notebook (`uri` of the notebook)."""
+
+    def __init__(self, uri: str, is_notebook: bool, factory: DiagnosticFactory, workspace):
+        self.uri = uri
+        self.is_notebook = is_notebook
+        self.path = to_fs_path(uri)
+        self.workspace = workspace
+        self.analyzer = ModuleAnalyzer(self.path, workspace)
+        self.factory = factory
+        self.generation = 0          # bumped by every change that needs a new run
+        self.running = False
+        self.closed = False
+        self.result: Result | None = None
+        self.waiters: list[asyncio.Future] = []
+        self.published: set[str] = set()       # URIs pushed last time (cells of a notebook)
+        self._ids: dict[str, tuple[int, list]] = {}  # URI -> (result counter, diagnostics)
+        self.too_large_logged = False
+
+    def next_result_id(self, uri: str, diagnostics: list) -> str:
+        """A result id that changes only when the URI's diagnostics change."""
+        n, old = self._ids.get(uri, (0, None))
+        if old is None or old != diagnostics:
+            n += 1
+        self._ids[uri] = (n, diagnostics)
+        return f"{n}"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    generation: int
+    version: int | None
+    text: str
+    selection: Selection
+    notebook: NotebookText | None = None
+
+
+class DocumentStore:
+    """Open documents, their runs, and what is published for them.
+
+    `publish(uri, diagnostics, version)` is called on the event loop for push clients;
+    `selection_for(path)` gives the rules that apply to a document.
+    """
+
+    def __init__(self, server, converter_factory: Callable[[], PositionConverter],
+                 selection_for: Callable[[str | None], Selection],
+                 publish: Callable[[str, list, int | None], None] | None,
+                 project_workspace=None):
+        self.server = server
+        self.converter_factory = converter_factory
+        self.selection_for = selection_for
+        self.publish = publish
+        self.project_workspace = project_workspace
+        self.docs: dict[str, Document] = {}
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def open(self, uri: str, is_notebook: bool = False) -> Document:
+        old = self.docs.pop(uri, None)
+        if old is not None:
+            self._retire(old)
+        doc = Document(uri, is_notebook,
+                       DiagnosticFactory(self.server.features, self.converter_factory()),
+                       self.project_workspace)
+        self.docs[uri] = doc
+        self.touch(doc)
+        return doc
+
+    def close(self, uri: str) -> None:
+        doc = self.docs.pop(uri, None)
+        if doc is None:
+            log.info("close of a document that is not open: %s", uri)
+            return
+        self._retire(doc)
+        if self.publish is not None:
+            for target in sorted(doc.published):
+                self.publish(target, [], None)
+
+    def _retire(self, doc: Document) -> None:
+        doc.closed = True
+        for fut in doc.waiters:
+            if not fut.done():
+                fut.set_result(None)
+        doc.waiters.clear()
+
+    def get(self, uri: str) -> Document | None:
+        """The document for a text, notebook or notebook-cell URI."""
+        doc = self.docs.get(uri)
+        if doc is not None:
+            return doc
+        notebook = self.server.workspace.get_notebook_document(cell_uri=uri)
+        return self.docs.get(notebook.uri) if notebook is not None else None
+
+    def touch(self, doc: Document) -> None:
+        """The document changed (or its settings did): make sure a run will follow."""
+        doc.generation += 1
+        if not doc.running and not doc.closed:
+            doc.running = True
+            asyncio.get_running_loop().create_task(self._drive(doc))
+
+    def touch_all(self) -> None:
+        for doc in list(self.docs.values()):
+            self.touch(doc)
+
+    async def current(self, doc: Document) -> Result | None:
+        """The result for the document's latest text (waits for the run); None if closed."""
+        if doc.result is not None and doc.result.generation == doc.generation:
+            return doc.result
+        if doc.closed:
+            return None
+        fut = asyncio.get_running_loop().create_future()
+        doc.waiters.append(fut)
+        if not doc.running:
+            self.touch(doc)
+        return await fut
+
+    # -- runs --------------------------------------------------------------------------
+    def _snapshot(self, doc: Document) -> Snapshot | None:
+        ws = self.server.workspace
+        selection = self.selection_for(doc.path)
+        if doc.is_notebook:
+            nb = ws.get_notebook_document(notebook_uri=doc.uri)
+            if nb is None:
+                return None
+            text = join_cells(nb, ws.text_documents)
+            return Snapshot(doc.generation, nb.version, text.text, selection, text)
+        td = ws.text_documents.get(unquote(doc.uri))
+        if td is None:
+            return None
+        return Snapshot(doc.generation, td.version, td.source, selection)
+
+    async def _drive(self, doc: Document) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while not doc.closed and (doc.result is None or doc.result.generation != doc.generation):
+                snap = self._snapshot(doc)
+                if snap is None:
+                    log.warning("no text for %s; not analysed", doc.uri)
+                    break
+                result = await loop.run_in_executor(self.executor, self._run, doc, snap)
+                if doc.closed:
+                    break
+                if result.generation != doc.generation:
+                    continue           # superseded while running: never publish it
+                self._finish(doc, result)
+        except Exception:
+            log.exception("scheduling the analysis of %s failed", doc.uri)
+        finally:
+            doc.running = False
+            if doc.waiters and (doc.closed or doc.result is None
+                                or doc.result.generation != doc.generation):
+                # The loop ended without a current result (closed, vanished, or failed):
+                # answer waiters with what there is rather than leave them hanging.
+                for fut in doc.waiters:
+                    if not fut.done():
+                        fut.set_result(doc.result)
+                doc.waiters.clear()
+
+    def _run(self, doc: Document, snap: Snapshot) -> Result:
+        """Analyse one snapshot (on the worker thread); never raises."""
+        t0 = time.perf_counter()
+        text = snap.text
+        findings: list[Finding] = []
+        if snap.selection.excluded:
+            log.debug("%s is excluded by the project configuration", doc.uri)
+        elif len(text) > MAX_SOURCE_CHARS:
+            if not doc.too_large_logged:
+                log.warning("%s has %d characters (over %d): not analysed",
+                            doc.uri, len(text), MAX_SOURCE_CHARS)
+                doc.too_large_logged = True
+        else:
+            try:
+                findings = doc.analyzer.analyze(text)
+            except Exception:
+                log.exception("analysis of %s failed; its diagnostics are cleared until the "
+                              "next change", doc.uri)
+                doc.analyzer = ModuleAnalyzer(doc.path, doc.workspace)
+                findings = []
+        try:
+            findings = [f for f in findings if snap.selection.wants(f.code)]
+            lines = split_plain(text)
+            if snap.notebook is not None:
+                result = self._notebook_result(doc, snap, findings, lines)
+            else:
+                diags = doc.factory.build_all(findings, doc.uri, lines, doc.path)
+                result = Result(snap.generation, snap.version, text, lines, tuple(findings),
+                                {doc.uri: diags}, {doc.uri: snap.version},
+                                pairs={doc.uri: list(zip(findings, diags))})
+        except Exception:
+            log.exception("converting the findings of %s failed", doc.uri)
+            result = Result(snap.generation, snap.version, text, split_plain(text), (),
+                            {doc.uri: []}, {doc.uri: snap.version})
+        log.debug("%s v%s: %d findings in %.1f ms", doc.uri, snap.version, len(findings),
+                  (time.perf_counter() - t0) * 1000)
+        return result
+
+    def _notebook_result(self, doc, snap, findings, lines) -> Result:
+        nb = snap.notebook
+        diags: dict[str, list] = {c.uri: [] for c in nb.cells}
+        pairs: dict[str, list] = {c.uri: [] for c in nb.cells}
+        for f in findings:
+            d = doc.factory.build(f, nb.locate, None, message=notebook_message(f.message, nb))
+            if d is not None:
+                uri = nb.locate(f.span)[0]
+                diags[uri].append(d)
+                pairs[uri].append((f, d))
+        return Result(snap.generation, snap.version, snap.text, lines, tuple(findings), diags,
+                      {c.uri: c.version for c in nb.cells}, nb, pairs)
+
+    def _finish(self, doc: Document, result: Result) -> None:
+        result.result_ids = {uri: doc.next_result_id(uri, d) for uri, d in result.diagnostics.items()}
+        doc.result = result
+        for fut in doc.waiters:
+            if not fut.done():
+                fut.set_result(result)
+        doc.waiters.clear()
+        if self.publish is None:
+            return
+        for uri, diags in result.diagnostics.items():
+            self.publish(uri, diags, result.versions.get(uri))
+        for gone in doc.published - result.diagnostics.keys():
+            self.publish(gone, [], None)        # a cell that left the notebook
+        doc.published = set(result.diagnostics)

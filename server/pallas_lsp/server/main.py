@@ -1,0 +1,279 @@
+"""The pallas-lsp language server: pygls wiring of the handlers.
+
+Each handler is thin: it updates state and defers to `documents` (scheduling and
+publishing), `diagnostics` (conversion), `code_actions` and `notebooks`.  Diagnostics are
+pulled (`textDocument/diagnostic`) by clients that advertise it and pushed to the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from .. import __version__
+from . import capabilities, logs
+from .code_actions import KINDS, ActionBuilder
+from .diagnostics import PositionConverter
+from .documents import DocumentStore
+from .settings import ProjectConfigs, Selection, Settings, parse_settings
+
+log = logging.getLogger(__name__)
+
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[types.NotebookDocumentFilterWithCells(
+        notebook="jupyter-notebook",
+        cells=[types.NotebookCellLanguage(language="python")],
+    )],
+    save=True,
+)
+WATCHED = ("**/pyproject.toml", "**/*.py")
+
+
+class PallasLanguageServer(LanguageServer):
+    """Server state: client features, settings, project configs and the open documents."""
+
+    def __init__(self, file_log_level: int = logging.INFO):
+        super().__init__("pallas-lsp", __version__,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=NOTEBOOK_SYNC)
+        self.features = capabilities.ClientFeatures()
+        self.settings = Settings()
+        self.configs = ProjectConfigs()
+        self.file_log_level = file_log_level
+        self.client_log = logs.ClientLogHandler(self)
+        logging.getLogger("pallas_lsp").addHandler(self.client_log)
+        # Hook for the cross-module index (`pallas_lsp.analysis.workspace.Workspace(roots,
+        # interpreter)`): created at initialize once it exists; told about saved / changed
+        # files through `invalidate_workspace_path`.  None: single-module analysis.
+        self.project_workspace = None
+        self.store: DocumentStore | None = None
+        self._told: set[str] = set()
+
+    # -- helpers -----------------------------------------------------------------------
+    def report_server_error(self, error, source) -> None:
+        """Log protocol-level errors (window/logMessage + log file) instead of pop-ups."""
+        log.error("%s: %s", getattr(source, "__name__", source), error)
+
+    def converter(self) -> PositionConverter:
+        return PositionConverter(self.workspace.position_codec)
+
+    def selection_for(self, path: str | None) -> Selection:
+        selection = self.configs.selection(self.settings, path)
+        for problem in selection.problems:
+            if problem not in self._told:       # once per problem, not per keystroke
+                self._told.add(problem)
+                log.warning("%s", problem)
+        return selection
+
+    def publish(self, uri: str, diagnostics: list, version: int | None) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+
+    def apply_settings(self, raw) -> None:
+        self.settings, problems = parse_settings(raw)
+        for p in problems:
+            log.warning("settings: %s", p)
+        self.client_log.setLevel(self.settings.log_level_number)
+        logging.getLogger("pallas_lsp").setLevel(
+            min(self.settings.log_level_number, self.file_log_level))
+
+    def invalidate_workspace_path(self, path: str | None) -> None:
+        """A file changed on disk: drop what the cross-module index knows about it."""
+        if path and self.project_workspace is not None:
+            self.project_workspace.invalidate(path)
+
+    def recheck_all(self) -> None:
+        """Re-analyse every open document (settings or project files changed)."""
+        if self.store is None:
+            return
+        self.store.touch_all()
+        if self.features.pull_diagnostics and self.features.diagnostic_refresh:
+            self.workspace_diagnostic_refresh(None)
+
+
+server = PallasLanguageServer()
+
+
+def _is_python(item: types.TextDocumentItem) -> bool:
+    lang = (item.language_id or "").lower()
+    return "python" in lang or item.uri.endswith((".py", ".pyi"))
+
+
+# -- lifecycle ---------------------------------------------------------------------------
+@server.feature(types.INITIALIZE)
+def initialize(ls: PallasLanguageServer, params: types.InitializeParams) -> None:
+    ls.client_log.attach(asyncio.get_running_loop())
+    ls.features = capabilities.resolve(params.capabilities)
+    ls.apply_settings(params.initialization_options)
+    ls.store = DocumentStore(
+        ls, ls.converter, ls.selection_for,
+        publish=None if ls.features.pull_diagnostics else ls.publish,
+        project_workspace=ls.project_workspace,
+    )
+    log.info("pallas-lsp %s: %s diagnostics, position encoding %s", __version__,
+             "pull" if ls.features.pull_diagnostics else "push",
+             getattr(ls.workspace.position_encoding, "value", ls.workspace.position_encoding))
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: PallasLanguageServer, params: types.InitializedParams) -> None:
+    if not ls.features.watched_files_registration:
+        return
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+            types.Registration(
+                id="pallas-lsp-watched-files",
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                    watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCHED]),
+            )
+        ]))
+    except Exception as e:  # noqa: BLE001 - a refusal only loses re-checks on file changes
+        log.info("file watching not registered: %s", e)
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: PallasLanguageServer, params) -> None:
+    if ls.store is not None:
+        ls.store.executor.shutdown(wait=False, cancel_futures=True)
+
+
+# -- text documents ----------------------------------------------------------------------
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: PallasLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    item = params.text_document
+    if not _is_python(item):
+        log.debug("not a Python document, not analysed: %s (%s)", item.uri, item.language_id)
+        return
+    ls.store.open(item.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: PallasLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    doc = ls.store.docs.get(params.text_document.uri)
+    if doc is not None:
+        ls.store.touch(doc)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: PallasLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    ls.invalidate_workspace_path(to_fs_path(params.text_document.uri))
+    ls.recheck_all()   # other open modules may import the saved one
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: PallasLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    ls.store.close(params.text_document.uri)
+
+
+# -- notebooks ---------------------------------------------------------------------------
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def notebook_open(ls: PallasLanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    ls.store.open(params.notebook_document.uri, is_notebook=True)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def notebook_change(ls: PallasLanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    doc = ls.store.docs.get(params.notebook_document.uri)
+    if doc is not None:
+        ls.store.touch(doc)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+def notebook_save(ls: PallasLanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
+    ls.recheck_all()
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def notebook_close(ls: PallasLanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    ls.store.close(params.notebook_document.uri)
+
+
+# -- diagnostics (pull) and code actions --------------------------------------------------
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(identifier="pallas-lsp", inter_file_dependencies=False,
+                            workspace_diagnostics=False),
+)
+async def document_diagnostic(ls: PallasLanguageServer, params: types.DocumentDiagnosticParams):
+    uri = params.text_document.uri
+    doc = ls.store.get(uri) if ls.store else None
+    result = await ls.store.current(doc) if doc is not None else None
+    if result is None or uri not in result.diagnostics:
+        if doc is None:
+            log.debug("diagnostics asked for a document that is not open: %s", uri)
+        return types.FullDocumentDiagnosticReport(items=[])
+    result_id = result.result_ids[uri]
+    if params.previous_result_id == result_id:
+        return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
+    return types.FullDocumentDiagnosticReport(items=result.diagnostics[uri], result_id=result_id)
+
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=KINDS, resolve_provider=False),
+)
+async def code_action(ls: PallasLanguageServer, params: types.CodeActionParams):
+    uri = params.text_document.uri
+    doc = ls.store.get(uri) if ls.store else None
+    if doc is None:
+        log.debug("code actions asked for a document that is not open: %s", uri)
+        return []
+    result = await ls.store.current(doc)
+    if result is None:
+        return []
+    try:
+        return ActionBuilder(uri, result, ls.features, ls.converter()).build(params)
+    except Exception:
+        log.exception("building code actions for %s failed", uri)
+        return []
+
+
+# -- workspace -----------------------------------------------------------------------------
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: PallasLanguageServer,
+                                   params: types.DidChangeConfigurationParams) -> None:
+    raw = params.settings
+    if not raw and ls.features.configuration_request:
+        # Clients of the "pull configuration" model send an empty notification.
+        try:
+            items = await ls.workspace_configuration_async(types.ConfigurationParams(
+                items=[types.ConfigurationItem(section="pallas")]))
+            raw = items[0] if items else None
+        except Exception as e:  # noqa: BLE001 - any failure: keep the current settings
+            log.warning("could not read the client configuration: %s", e)
+            return
+    ls.apply_settings(raw)
+    ls.recheck_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: PallasLanguageServer,
+                             params: types.DidChangeWatchedFilesParams) -> None:
+    for change in params.changes:
+        path = to_fs_path(change.uri)
+        if path and os.path.basename(path) == "pyproject.toml":
+            ls.configs.clear()
+        else:
+            ls.invalidate_workspace_path(path)
+    ls.recheck_all()
+
+
+def run_server(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -> None:
+    """Serve LSP over stdio, or over TCP when `tcp` is "HOST:PORT"."""
+    host = port = None
+    if tcp:
+        host, sep, port_text = tcp.rpartition(":")
+        if not sep or not port_text.isdigit():
+            raise ValueError(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), got {tcp!r}")
+        host, port = host.strip("[]") or "127.0.0.1", int(port_text)
+    server.file_log_level = logs.configure(log_file, verbose)
+    if tcp:
+        server.start_tcp(host, port)
+    else:
+        server.start_io()
