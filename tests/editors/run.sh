@@ -15,6 +15,7 @@
 #   PALLAS_PYTHON          a Python that already has pallas_lsp installed: skips the venv
 #   PALLAS_EDITORS_OUT     where run folders (logs, screenshots) go   default: a fresh mktemp folder
 #   PALLAS_SCREENSHOTS     copy the VS Code screenshots here (e.g. docs/screenshots)
+#   PALLAS_VSIX            install this .vsix instead of building vscode-client/
 #   PALLAS_SERVER_CMD      the server command line instead of "$PY -m pallas_lsp" (e.g. ".venv/bin/pallas-lsp")
 set -uo pipefail
 
@@ -168,7 +169,7 @@ run_vscode() {
   phase "vscode: install"
   setup_vscode_tools
   phase "vscode: build .vsix"
-  build_vsix
+  if [[ -n ${PALLAS_VSIX:-} ]]; then VSIX=$PALLAS_VSIX; log "using $VSIX"; else build_vsix; fi
   phase "vscode: test"
   local run=$OUT/vscode ws=$OUT/vscode/workspace port=${PALLAS_VSCODE_PORT:-8765}
   rm -rf "$run"; mkdir -p "$run/data/User" "$run/shots"; fresh_workspace "$ws"
@@ -184,7 +185,8 @@ run_vscode() {
   "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false,
   "update.mode": "none", "files.hotExit": "off", "chat.disableAIFeatures": true,
   "workbench.tips.enabled": false, "editor.hover.delay": 300, "window.restoreWindows": "none",
-  "notebook.output.textLineLimit": 5, "workbench.colorTheme": "Default Light Modern" }
+  "workbench.colorTheme": "Default Light Modern", "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "editor.minimap.enabled": false, "breadcrumbs.enabled": false, "workbench.layoutControl.enabled": false }
 JSON
   "$CODE_SERVER" --config "$run/config.yaml" --user-data-dir "$run/data" --extensions-dir "$run/ext" \
     --install-extension "$VSIX" >"$run/install.log" 2>&1 || { cat "$run/install.log"; return 1; }

@@ -1,0 +1,229 @@
+// Drives VS Code (code-server: the real workbench and Node extension host) in headless Chromium
+// through the pallas-lsp scenario. Exit status 0 = pass.
+//   CS_URL=http://127.0.0.1:8765/?folder=<workspace>  SHOTS=<dir for screenshots>  NODE_PATH=<playwright-core>
+// Scenario: kernel_index.py -> PAL001 squiggle, Problems entry and hover text -> index quick fix ->
+// `sems.at[slot]`, diagnostic cleared; kernel_guard.py -> assertion-guard fix -> guard line;
+// kernel_notebook.ipynb -> the diagnostic on the kernel cell (the semaphore is declared in a later cell).
+const { chromium } = require("playwright-core");
+
+const URL = process.env.CS_URL;
+const SHOTS = process.env.SHOTS || ".";
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const INDEX_FIX = /\.at\[|index/i; // quick-fix titles: the one that indexes the semaphore ...
+const GUARD_FIX = /assert|guard/i; // ... and the one that inserts the assertion guard
+const t0 = Date.now();
+const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+const flat = (s) => s.replace(/\u00a0/g, " ").replace(/\s+/g, " ").trim();
+
+/** The text of the visible editor's lines, top to bottom (Monaco reuses line nodes out of order
+ *  and renders spaces as NBSP). */
+async function editorLines(page, scope = ".part.editor") {
+  return page.$$eval(`${scope} .monaco-editor .view-line`, (els) =>
+    els
+      .map((e) => ({ top: e.getBoundingClientRect().top, text: e.textContent.replace(/\u00a0/g, " ") }))
+      .sort((a, b) => a.top - b.top)
+      .map((l) => l.text),
+  );
+}
+
+async function waitForLine(page, predicate, what, timeout = 20000) {
+  const deadline = Date.now() + timeout;
+  let lines = [];
+  while (Date.now() < deadline) {
+    lines = await editorLines(page);
+    const hit = lines.find(predicate);
+    if (hit !== undefined) return hit;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`${what}: not seen within ${timeout / 1000}s; lines: ${JSON.stringify(lines)}`);
+}
+
+async function openFile(page, name) {
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(".quick-input-widget input", { timeout: 15000 });
+  await page.keyboard.type(name, { delay: 20 });
+  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`, { timeout: 15000 });
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(`.tab[aria-label*="${name}"]`, { timeout: 15000 });
+  log(`opened ${name}`);
+}
+
+/** A point at the middle of the first error squiggle in `scope` (the diagnostic's range). */
+async function squigglePoint(page, scope = ".part.editor") {
+  const box = await page.locator(`${scope} .monaco-editor .squiggly-error`).first().boundingBox();
+  if (!box) throw new Error("no squiggle on screen");
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/** The text of the editor line drawn at height `y` (to tell which line a squiggle is on). */
+async function lineAt(page, y, scope = ".part.editor") {
+  return page.$$eval(
+    `${scope} .monaco-editor .view-line`,
+    (els, y) => {
+      const el = els.find((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top <= y && y < r.bottom;
+      });
+      return el ? el.textContent.replace(/\u00a0/g, " ") : "";
+    },
+    y,
+  );
+}
+
+/** Puts the cursor on `target`, opens the quick-fix menu, clicks the entry matching `title`. */
+async function applyQuickFix(page, point, title, shot) {
+  await page.mouse.click(point.x, point.y);
+  await page.keyboard.press("Control+.");
+  const rows = page.locator(".action-widget .monaco-list-row");
+  await rows.first().waitFor({ timeout: 15000 });
+  const entries = (await rows.allInnerTexts()).map(flat);
+  log("quick fixes offered:", JSON.stringify(entries));
+  const row = rows.filter({ hasText: title }).first();
+  await row.waitFor({ timeout: 5000 });
+  await row.hover();
+  if (shot) await page.screenshot({ path: `${SHOTS}/${shot}` });
+  const chosen = flat(await row.innerText());
+  await row.click();
+  log(`applied "${chosen}"`);
+}
+
+async function problemsRow(page, text) {
+  const row = page.locator(".markers-panel .monaco-list-row", { hasText: text }).first();
+  await row.waitFor({ timeout: 20000 });
+  return row;
+}
+
+async function scenarioIndexFix(page) {
+  await openFile(page, "kernel_index.py");
+  const squiggle = page.locator(".part.editor .monaco-editor .squiggly-error");
+  await squiggle.first().waitFor({ timeout: 60000 });
+  log("squiggle shown");
+  const n = await squiggle.count();
+  if (n !== 1) throw new Error(`expected one error squiggle in kernel_index.py, got ${n}`);
+
+  // the Problems panel lists the finding with its code
+  await page.keyboard.press("Control+Shift+M");
+  const row = await problemsRow(page, "non-()-shaped semaphore");
+  const rowText = flat(await row.innerText());
+  log("problems panel:", rowText);
+  if (!/PAL001/.test(rowText)) throw new Error("the Problems entry does not name PAL001");
+  await page.locator(".part.editor .monaco-editor").first().click({ position: { x: 300, y: 40 } });
+
+  // hovering the semaphore shows the finding's message
+  const sems = await squigglePoint(page);
+  const flaggedLine = await lineAt(page, sems.y);
+  log("squiggle on:", flaggedLine.trim());
+  if (!flaggedLine.includes("buf.at[slot], sems).start()")) throw new Error("the squiggle is not on the DMA start line");
+  await page.mouse.move(sems.x, sems.y);
+  const hover = page.locator(".monaco-hover", { hasText: "non-()-shaped semaphore" }).first();
+  await hover.waitFor({ timeout: 15000 });
+  log("hover:", flat(await hover.innerText()).slice(0, 300));
+  await page.waitForTimeout(500); // let the hover finish fading in
+  await page.screenshot({ path: `${SHOTS}/vscode-diagnostic-hover.png` });
+  await page.keyboard.press("Escape");
+
+  // the index quick fix
+  await applyQuickFix(page, sems, INDEX_FIX, "vscode-quick-fix-menu.png");
+  const fixed = await waitForLine(page, (l) => l.includes("buf.at[slot], sems.at[slot]).start()"), "sems.at[slot]");
+  log("line after the fix:", fixed.trim());
+  await squiggle.first().waitFor({ state: "detached", timeout: 20000 });
+  log("diagnostic cleared: squiggle gone");
+  await page.locator(".markers-panel .monaco-list-row", { hasText: "non-()-shaped semaphore" })
+    .first().waitFor({ state: "detached", timeout: 20000 });
+  log("diagnostic cleared: Problems entry gone");
+  await page.screenshot({ path: `${SHOTS}/vscode-after-index-fix.png` });
+}
+
+async function scenarioGuardFix(page) {
+  await openFile(page, "kernel_guard.py");
+  const squiggle = page.locator(".part.editor .monaco-editor .squiggly-error");
+  await squiggle.first().waitFor({ timeout: 30000 });
+  const flags = await squigglePoint(page);
+  const call = await lineAt(page, flags.y);
+  log("squiggle on:", call.trim());
+  if (!call.includes("pl.semaphore_signal(flags, 1)")) throw new Error("the squiggle is not on the signal line");
+  await applyQuickFix(page, flags, GUARD_FIX);
+  const lines = await (async () => {
+    await waitForLine(page, (l) => l.includes("assert flags.shape == ()"), "the guard line");
+    return editorLines(page);
+  })();
+  const i = lines.findIndex((l) => l.includes("assert flags.shape == ()"));
+  log("after the fix:", JSON.stringify(lines.slice(i, i + 2)));
+  const indent = call.match(/^ */)[0];
+  if (!lines[i].startsWith(indent + "assert ")) throw new Error("the guard is not indented like the call");
+  if (lines[i + 1] !== call) throw new Error(`the guard is not directly above the call: ${JSON.stringify(lines[i + 1])}`);
+  await page.screenshot({ path: `${SHOTS}/vscode-guard-fix.png` });
+}
+
+async function scenarioNotebook(page) {
+  await openFile(page, "kernel_notebook.ipynb");
+  await page.waitForSelector(".notebook-editor .cell-list-container", { timeout: 30000 });
+  const squiggle = page.locator(".notebook-editor .monaco-editor .squiggly-error");
+  await squiggle.first().waitFor({ timeout: 60000 });
+  // which cell holds the squiggle: its editor must be the kernel cell, on the `sems` argument
+  const cells = await page.$$eval(".notebook-editor .code-cell-row", (rows) =>
+    rows.map((r) => ({
+      text: Array.from(r.querySelectorAll(".view-line"))
+        .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+        .map((l) => l.textContent.replace(/\u00a0/g, " "))
+        .join("\n"),
+      squiggles: Array.from(r.querySelectorAll(".squiggly-error")).length,
+    })),
+  );
+  const flagged = cells.filter((c) => c.squiggles > 0);
+  log("cells with an error squiggle:", JSON.stringify(flagged.map((c) => c.text.split("\n")[0])));
+  if (flagged.length !== 1 || !flagged[0].text.includes("buf.at[slot], sems).start()")) {
+    throw new Error(`expected the squiggle on the kernel cell only; cells: ${JSON.stringify(cells)}`);
+  }
+  const row = await problemsRow(page, "PAL001"); // the .py files hold no PAL001 any more
+  log("problems panel:", flat(await row.innerText()));
+  const sems = await squigglePoint(page, ".notebook-editor");
+  await page.mouse.move(sems.x, sems.y);
+  await page.locator(".monaco-hover", { hasText: "non-()-shaped semaphore" }).first().waitFor({ timeout: 15000 });
+  await page.waitForTimeout(500); // let the hover finish fading in
+  await page.screenshot({ path: `${SHOTS}/vscode-notebook.png` });
+  log("notebook: diagnostic on the kernel cell");
+}
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", "--no-first-run"],
+  });
+  let ok = false;
+  const page = await browser.newPage({ viewport: { width: 1360, height: 820 } });
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/ENOTFOUND|404|vsda|Failed to load resource/.test(m.text())) {
+      log("console.error:", m.text().slice(0, 300));
+    }
+  });
+  const phases = [
+    ["index fix", scenarioIndexFix],
+    ["assertion guard", scenarioGuardFix],
+    ["notebook", scenarioNotebook],
+  ];
+  const only = process.env.SCENARIOS ? process.env.SCENARIOS.split(",") : null;
+  try {
+    await page.goto(URL);
+    await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+    await page.waitForSelector(".explorer-folders-view, .explorer-viewlet", { timeout: 60000 }).catch(() => {});
+    log("workbench loaded");
+    await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } }).catch(() => {});
+    for (const [name, run] of phases) {
+      if (only && !only.includes(name)) continue;
+      const p0 = Date.now();
+      await run(page);
+      log(`phase '${name}' passed in ${((Date.now() - p0) / 1000).toFixed(1)}s`);
+    }
+    ok = true;
+  } catch (e) {
+    log("FAIL:", e.message.split("\n").slice(0, 3).join(" "));
+    await page.screenshot({ path: `${SHOTS}/vscode-fail.png` }).catch(() => {});
+  } finally {
+    await browser.close();
+  }
+  log(ok ? "RESULT: PASS" : "RESULT: FAIL");
+  process.exit(ok ? 0 : 1);
+})();
