@@ -1,0 +1,299 @@
+"""What the JAX oracle tests and the accuracy bench share (no JAX import here).
+
+* which modules make up the proof set (``examples/`` and ``tests/corpus/``);
+* where the semaphore arguments of DMA / semaphore calls are, read from the AST;
+* mutants: a semaphore argument ``X.at[...]`` with its (outermost) index stripped;
+* running ``jax_runner.py`` over many modules in 1-2 subprocesses;
+* the lines "where JAX raised", for comparing with the analyzer's findings.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+CORPUS = REPO / "tests" / "corpus"
+RUNNER = Path(__file__).resolve().parent / "jax_runner.py"
+
+# Call name -> the semaphore parameters as (position, keyword, role).
+SEM_PARAMS: dict[str, tuple[tuple[int, str, str], ...]] = {
+    "make_async_copy": ((2, "sem", "sem"),),
+    "async_copy": ((2, "sem", "sem"),),
+    "make_async_remote_copy": ((2, "send_sem", "send_sem"), (3, "recv_sem", "recv_sem")),
+    "async_remote_copy": ((2, "send_sem", "send_sem"), (3, "recv_sem", "recv_sem")),
+    "semaphore_signal": ((0, "sem_or_view", "sem"),),
+    "semaphore_wait": ((0, "sem_or_view", "sem"),),
+    "semaphore_read": ((0, "sem_or_view", "sem"),),
+    "core_barrier": ((0, "sem", "sem"),),
+}
+
+# Modules that are only imported by others (no ``trace()`` / ``main()``) are still
+# analysed; they are traced through the modules that import them.
+ENTRY_POINTS = ("trace", "main")
+
+
+def proof_modules(roots=(EXAMPLES, CORPUS)) -> list[Path]:
+    """Every Python module of the proof set, sorted."""
+    out = []
+    for root in roots:
+        out.extend(p for p in Path(root).rglob("*.py") if "__pycache__" not in p.parts)
+    return sorted(out)
+
+
+def has_entry(tree: ast.Module) -> bool:
+    return any(
+        isinstance(n, ast.FunctionDef) and n.name in ENTRY_POINTS for n in tree.body
+    )
+
+
+def _call_name(func: ast.expr, aliases: dict[str, str]) -> str | None:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return aliases.get(func.id, func.id)
+    return None
+
+
+def _aliases(tree: ast.Module) -> dict[str, str]:
+    """Module-level re-bindings such as ``copy = pltpu.make_async_copy``."""
+    out = {}
+    for node in tree.body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr in SEM_PARAMS
+        ):
+            out[node.targets[0].id] = node.value.attr
+    return out
+
+
+@dataclass(frozen=True)
+class SemArg:
+    """One semaphore argument of a DMA / semaphore call."""
+
+    call: str          # e.g. "make_async_copy"
+    role: str          # "sem", "send_sem" or "recv_sem"
+    node: ast.expr     # the argument expression
+    call_line: int     # 1-based line of the call
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @property
+    def is_at_index(self) -> bool:
+        """``X.at[...]``: the form the mutation bench strips."""
+        return (
+            isinstance(self.node, ast.Subscript)
+            and isinstance(self.node.value, ast.Attribute)
+            and self.node.value.attr == "at"
+        )
+
+
+def sem_args(tree: ast.Module) -> list[SemArg]:
+    """The semaphore arguments of every DMA / semaphore call, by position or keyword."""
+    aliases = _aliases(tree)
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _call_name(node.func, aliases)
+        params = SEM_PARAMS.get(name)
+        if params is None:
+            continue
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            continue
+        for pos, kw, role in params:
+            arg = node.args[pos] if pos < len(node.args) else None
+            for k in node.keywords:
+                if k.arg == kw:
+                    arg = k.value
+            if arg is not None:
+                out.append(SemArg(name, role, arg, node.lineno))
+    return sorted(out, key=lambda a: (a.node.lineno, a.node.col_offset))
+
+
+def _offset(lines: list[str], lineno: int, col_bytes: int) -> int:
+    """Character offset in the text of an AST (line, UTF-8 byte column) position."""
+    start = sum(len(s) for s in lines[: lineno - 1])
+    return start + len(lines[lineno - 1].encode("utf-8")[:col_bytes].decode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Mutant:
+    path: Path          # the original module
+    line: int           # 1-based line of the stripped argument
+    col: int            # 0-based column (code points)
+    call: str
+    role: str
+    original: str       # e.g. "sems.at[slot]"
+    replacement: str    # e.g. "sems"
+    source: str         # the whole mutated module
+
+    @property
+    def label(self) -> str:
+        return f"{rel(self.path)}:{self.line}: {self.call}({self.role}={self.original} -> {self.replacement})"
+
+
+def mutants(path: Path, source: str | None = None) -> list[Mutant]:
+    """One mutant per ``X.at[...]`` semaphore argument: the outermost index stripped."""
+    source = Path(path).read_text() if source is None else source
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    out = []
+    for arg in sem_args(tree):
+        if not arg.is_at_index:
+            continue
+        node = arg.node
+        base = node.value.value
+        start = _offset(lines, node.lineno, node.col_offset)
+        end = _offset(lines, node.end_lineno, node.end_col_offset)
+        b0 = _offset(lines, base.lineno, base.col_offset)
+        b1 = _offset(lines, base.end_lineno, base.end_col_offset)
+        original, replacement = source[start:end], source[b0:b1]
+        col = start - sum(len(s) for s in lines[: node.lineno - 1])
+        out.append(Mutant(Path(path), node.lineno, col, arg.call, arg.role, original,
+                          replacement, source[:start] + replacement + source[end:]))
+    return out
+
+
+def rel(path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+# -- running JAX ---------------------------------------------------------------------
+
+def jax_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("jax") is not None
+
+
+def run_jax(paths, jobs: int = 2, coverage: bool = False, timeout: float = 1800) -> dict:
+    """Trace every module with JAX (``jax_runner.py``) in up to `jobs` subprocesses.
+
+    Returns {realpath: record}.  Modules are dealt out round-robin so each process pays
+    the JAX import once.
+    """
+    paths = [str(p) for p in paths]
+    jobs = max(1, min(jobs, len(paths)))
+    chunks = [paths[i::jobs] for i in range(jobs)]
+    cmd = [sys.executable, str(RUNNER)] + (["--coverage"] if coverage else [])
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
+    procs = [
+        subprocess.Popen(cmd + chunk, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+        for chunk in chunks if chunk
+    ]
+    results = {}
+    for proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        if proc.returncode != 0:
+            raise RuntimeError(f"jax_runner failed (exit {proc.returncode}):\n{err[-3000:]}")
+        for line in out.splitlines():
+            if line.startswith("{"):
+                rec = json.loads(line)
+                results[os.path.realpath(rec["path"])] = rec
+    return results
+
+
+# -- where JAX raised ----------------------------------------------------------------
+
+def _own_lines(st: ast.stmt) -> range:
+    """A simple statement's lines; a compound statement's header (with decorators)."""
+    body = getattr(st, "body", None)
+    if not body or not isinstance(body, list) or not isinstance(body[0], ast.stmt):
+        return range(st.lineno, st.end_lineno + 1)
+    first = min([st.lineno] + [d.lineno for d in getattr(st, "decorator_list", [])])
+    return range(first, max(first, body[0].lineno - 1) + 1)
+
+
+def _statement_at(tree: ast.Module, line: int) -> range | None:
+    for st in ast.walk(tree):
+        if isinstance(st, ast.stmt) and line in _own_lines(st):
+            return _own_lines(st)
+    return None
+
+
+def _started_descriptor(stmt: ast.stmt) -> str | None:
+    """``cp.start()`` / ``cp.wait()`` in the statement: the descriptor's name."""
+    for node in ast.walk(stmt):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("start", "wait", "wait_send", "wait_recv")
+            and isinstance(node.func.value, ast.Name)
+        ):
+            return node.func.value.id
+    return None
+
+
+def _enclosing_function(tree: ast.Module, line: int):
+    best = tree
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= line <= n.end_lineno:
+            if best is tree or n.lineno > best.lineno:
+                best = n
+    return best
+
+
+def jax_site_lines(tree: ast.Module, frame_lines: list[int]) -> set[int]:
+    """The lines an analyzer error may sit on to count as "where JAX raised".
+
+    Every statement on the traceback (innermost last) counts, whole (a call spread over
+    several lines has its semaphore argument on a later line than the one Python
+    reports).  When the innermost statement starts a descriptor held in a variable
+    (``cp.start()``), the statements that assigned that variable in the same function
+    count too: that is where the semaphore argument is written.
+    """
+    lines: set[int] = set()
+    for line in frame_lines:
+        lines.update(_statement_at(tree, line) or ())
+    if frame_lines:
+        name = None
+        for st in ast.walk(tree):
+            if isinstance(st, ast.stmt) and frame_lines[-1] in _own_lines(st):
+                name = _started_descriptor(st)
+                break
+        if name:
+            fn = _enclosing_function(tree, frame_lines[-1])
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == name for t in node.targets
+                ):
+                    lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
+
+
+def expected_message(kind: str, shape: str) -> str:
+    """JAX's own words, which the analyzer's message must start with."""
+    return f"Cannot {kind} on a non-()-shaped semaphore: {shape}"
+
+
+def analyzer_workspace(root: Path = REPO):
+    """The analyzer's cross-module index for `root`, when the package provides one."""
+    try:
+        from pallas_lsp.analysis.workspace import Workspace
+    except ImportError:
+        return None
+    return Workspace([str(root)])
+
+
+def analyze(path: Path, source: str | None = None, workspace=None):
+    """Run the analyzer (the lead's engine) on one module's text."""
+    from pallas_lsp.analysis.engine import analyze_source
+
+    source = Path(path).read_text() if source is None else source
+    return analyze_source(source, str(path), workspace)
