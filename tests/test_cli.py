@@ -19,10 +19,11 @@ from pallas_lsp.analysis.rules import RULES
 ENV = {**os.environ, "PYTHONIOENCODING": "utf-8"}
 
 
-def run_cli(*args, cwd: Path) -> subprocess.CompletedProcess:
+def run_cli(*args, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pallas_lsp", *map(str, args)],
         cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120, check=False,
+        input=stdin if stdin is not None else "",
     )
 
 
@@ -135,6 +136,9 @@ def test_sarif_structure(tmp_path):
         (["check", "-j", "0", "k.py"], "must be at least 1"),
         (["check", "--config", "nope.toml", "k.py"], "nope.toml: no such file"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
+        (["check", "-", "-"], "`-` (stdin) can be given only once"),
+        (["check", "--stdin-filename", "a.py", "k.py"], "--stdin-filename needs `-`"),
+        (["check", "--fix", "-"], "--fix cannot rewrite stdin"),
         (["--tcp", "localhost"], "expected HOST:PORT"),
         (["--tcp", "localhost:99999"], "bad port"),
     ],
@@ -332,3 +336,29 @@ def test_parallel_and_serial_runs_agree(tmp_path):
     assert {i["path"] for i in json.loads(serial.stdout)} == {
         os.path.join(f"pkg{i % 4}", f"k{i}.py") for i in (3, 13, 23, 33)
     }
+
+
+def test_stdin(tmp_path):
+    r = run_cli("check", "-", cwd=tmp_path, stdin=CLEAN)
+    assert (r.returncode, r.stdout) == (0, "All checks passed (1 file checked).\n")
+    r = run_cli("check", "--format", "json", "-", "--stdin-filename", "src/k.py",
+                cwd=tmp_path, stdin=DMA_BUG)
+    assert r.returncode == 1, r.stderr
+    assert {(i["path"], i["code"], i["line"]) for i in json.loads(r.stdout)} >= {
+        ("src/k.py", "PAL001", DMA_BUG_LINE)
+    }
+    # the pyproject.toml is looked up from --stdin-filename
+    write(tmp_path / "src" / "pyproject.toml", '[tool.pallas-lsp]\nignore = ["PAL001"]\n')
+    r = run_cli("check", "--format", "json", "-", "--stdin-filename", "src/k.py",
+                cwd=tmp_path, stdin=DMA_BUG)
+    assert "PAL001" not in {i["code"] for i in json.loads(r.stdout)}
+
+
+def test_fix_keeps_crlf_and_the_declared_encoding(tmp_path):
+    source = "# -*- coding: latin-1 -*-\n# caf\xe9\n" + DMA_BUG
+    path = tmp_path / "k.py"
+    path.write_bytes(source.replace("\n", "\r\n").encode("latin-1"))
+    r = run_cli("check", "--fix", "k.py", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    expected = source.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
+    assert path.read_bytes() == expected.replace("\n", "\r\n").encode("latin-1")

@@ -12,6 +12,7 @@ semaphore call.
 from __future__ import annotations
 
 import argparse
+import ast
 import io
 import multiprocessing
 import os
@@ -69,16 +70,24 @@ class FileResult:
 
 @dataclass(frozen=True)
 class Task:
+    """One file to check.  `data` holds the source when it came from stdin (`path` is then
+    the name to report it under)."""
+
     path: str
     select: tuple[str, ...] | None
     ignore: tuple[str, ...]
     fix: bool
+    data: bytes | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The `check` subcommand's flags."""
     parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="files and folders to check (folders: every *.py below them)")
+                        help="files and folders to check (folders: every *.py below them); "
+                             "`-` reads one file from stdin")
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="the name to report stdin's source under (and to find its "
+                             "pyproject.toml from)")
     parser.add_argument("--format", choices=formats.FORMATS, default="text",
                         help="output format (default: text)")
     parser.add_argument("--select", metavar="CODES",
@@ -120,6 +129,9 @@ def _selectors(text: str | None, flag: str) -> list[str] | None:
 # ---------------------------------------------------------------------------------------
 # finding the files
 
+STDIN = "-"
+
+
 def _display(path: str) -> str:
     return os.path.normpath(path)
 
@@ -138,6 +150,8 @@ def discover(paths: list[str], config_for) -> list[tuple[str, Config]]:
         found.setdefault(key, (_display(path), config))
 
     for raw in paths:
+        if raw == STDIN:
+            continue
         if not os.path.exists(raw):
             raise UsageError(f"{raw}: no such file or directory")
         if not os.path.isdir(raw):
@@ -208,10 +222,40 @@ def _write(path: str, text: str, encoding: str) -> None:
     os.replace(tmp, path)
 
 
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _apply_fixes(task: Task, text: str, findings: list[Finding]) -> tuple[str, list[Finding], int]:
+    """Apply the index fixes (a few passes, re-analysing after each).
+
+    Returns (new text, findings left, number of edits applied).  A pass that would turn
+    parsable code into a syntax error is not applied.
+    """
+    count = 0
+    parsed = None
+    for _ in range(_FIX_PASSES):
+        edits = fix_all_edits(findings, split_lines(text))
+        if not edits:
+            break
+        new_text = apply_edits(text, edits)
+        if parsed is None:
+            parsed = _parses(text)
+        if parsed and not _parses(new_text):
+            break
+        text, count = new_text, count + len(edits)
+        findings = _select(analyze_source(text, task.path), task)
+    return text, findings, count
+
+
 def check_file(task: Task) -> FileResult:
     """Read, prefilter, analyse (and with `fix`, fix) one file.  Never raises."""
     result = FileResult(_display(task.path))
-    data, error = read_bytes(task.path)
+    data, error = (task.data, None) if task.data is not None else read_bytes(task.path)
     if data is not None:
         text, encoding, error = decode_source(data)
     if error is not None:
@@ -222,16 +266,14 @@ def check_file(task: Task) -> FileResult:
     try:
         findings = _select(analyze_source(text, task.path), task)
         if task.fix and findings:
-            original = text
-            for _ in range(_FIX_PASSES):
-                edits = fix_all_edits(findings, split_lines(text))
-                if not edits:
-                    break
-                text = apply_edits(text, edits)
-                result.fixed += len(edits)
-                findings = _select(analyze_source(text, task.path), task)
-            if text != original:
-                _write(task.path, text, encoding)
+            fixed_text, fixed_findings, count = _apply_fixes(task, text, findings)
+            if count:
+                try:
+                    _write(task.path, fixed_text, encoding)
+                except OSError as e:
+                    result.error = f"cannot write the fixes: {e.strerror or e}"
+                else:
+                    text, findings, result.fixed = fixed_text, fixed_findings, count
         lines = split_lines(text)
         result.items = [formats.Reported(result.path, f, index_fix(f, lines)) for f in findings]
     except Exception as e:  # noqa: BLE001 - an analysis bug must not hide other files' results
@@ -305,9 +347,18 @@ def _run(args: argparse.Namespace) -> int:
     else:
         config_for = ConfigResolver().for_path
 
-    files = discover(args.paths, config_for)
-    warnings = sorted({w for _, c in files for w in c.warnings})
-    for w in warnings:
+    files = [(path, config, None) for path, config in discover(args.paths, config_for)]
+    stdin_count = args.paths.count(STDIN)
+    if stdin_count > 1:
+        raise UsageError("`-` (stdin) can be given only once")
+    if args.stdin_filename is not None and not stdin_count:
+        raise UsageError("--stdin-filename needs `-` among the paths")
+    if stdin_count:
+        if args.fix:
+            raise UsageError("--fix cannot rewrite stdin; give the file's path instead")
+        name = args.stdin_filename or STDIN
+        files.append((name, config_for(args.stdin_filename or os.getcwd()), sys.stdin.buffer.read()))
+    for w in sorted({w for _, c, _ in files for w in c.warnings}):
         print(f"pallas-lsp check: warning: {w}", file=sys.stderr)
 
     tasks = [
@@ -316,8 +367,9 @@ def _run(args: argparse.Namespace) -> int:
             select=normalize_selectors(select) if select is not None else config.select,
             ignore=tuple(normalize_selectors(ignore) or ()) if ignore is not None else config.ignore,
             fix=args.fix,
+            data=data,
         )
-        for path, config in files
+        for path, config, data in files
     ]
     results = check_all(tasks, args.jobs or _default_jobs())
 
