@@ -22,6 +22,7 @@ from pallas_lsp.analysis.fixes import (
     indexed_text,
     noqa_fix,
     scalar_decl_fix,
+    slice_names,
     split_lines,
     text_at,
 )
@@ -88,6 +89,31 @@ def test_index_fix_appends_missing_indices_to_an_existing_at():
     assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
         "sems.at[i])", "sems.at[i, 0])"
     )
+
+
+def test_index_fix_chains_after_a_name_holding_a_slice():
+    text = (
+        "def k(x, buf, sems):\n"
+        "    for c in range(4):\n"
+        "        rows = pl.ds(c * 8, 8)\n"
+        "        pltpu.async_copy(x.at[rows], buf.at[rows], sems.at[rows])\n"
+    )
+    f = make(text, "sems.at[rows]", index=("0",))
+    assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
+        "sems.at[rows])", "sems.at[rows].at[0])"
+    )
+    # a name not bound to a slice is appended to
+    text = text.replace("rows = pl.ds(c * 8, 8)", "rows = c")
+    assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
+        "sems.at[rows])", "sems.at[rows, 0])"
+    )
+
+
+def test_slice_names():
+    lines = split_lines(
+        "rows = pl.ds(0, 8)\n  cols: Any = slice(1, 2)\nx = ds(1, 2)\ny = pl.ds\nz = f(pl.ds(1, 2))\n"
+    )
+    assert slice_names(lines) == {"rows", "cols", "x"}
 
 
 def test_index_fix_on_a_two_dimensional_array_adds_both_indices():

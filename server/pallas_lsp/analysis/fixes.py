@@ -100,8 +100,19 @@ def _trailing_at_bracket(base: str) -> int | None:
     return None
 
 
-def _keeps_dimension(index_text: str) -> bool:
-    """Whether an `.at[...]` index list holds a slice, `pl.ds(...)`/`ds(...)` or `...`.
+_SLICE_ASSIGNMENT = re.compile(
+    r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\w+\.)*(?:ds|Slice|slice)\(", re.MULTILINE
+)
+
+
+def slice_names(lines: Sequence[str]) -> frozenset[str]:
+    """Names the document assigns a slice to (`rows = pl.ds(i, 8)`, `s = slice(0, 2)`)."""
+    return frozenset(_SLICE_ASSIGNMENT.findall("".join(lines)))
+
+
+def _keeps_dimension(index_text: str, slices: frozenset[str] = frozenset()) -> bool:
+    """Whether an `.at[...]` index list holds a slice, `pl.ds(...)`/`ds(...)`, `...`, or a
+    name in `slices` (a variable holding a slice).
 
     Those keep a dimension, so more indices cannot simply be appended after them.
     Unparsable text counts as keeping one (the safe answer: chain instead of append).
@@ -115,6 +126,8 @@ def _keeps_dimension(index_text: str) -> bool:
         if isinstance(e, (ast.Slice, ast.Starred)):
             return True
         if isinstance(e, ast.Constant) and e.value is Ellipsis:
+            return True
+        if isinstance(e, ast.Name) and e.id in slices:
             return True
         if isinstance(e, ast.Call):
             func = e.func
@@ -137,18 +150,19 @@ def _needs_parens(base: str) -> bool:
     return not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
 
 
-def indexed_text(base: str, index: Sequence[str]) -> str:
+def indexed_text(base: str, index: Sequence[str], slices: frozenset[str] = frozenset()) -> str:
     """`base` indexed with `index`: `sems` -> `sems.at[slot]`; `sems.at[i]` -> `sems.at[i, 0]`.
 
     Indices are appended into a trailing `.at[...]` only when that one holds integer-like
-    indices; after a slice (`sems.at[0:2]`) a new `.at[...]` is chained instead.
+    indices; after a slice (`sems.at[0:2]`, or `sems.at[rows]` where `rows` is one of the
+    names in `slices`) a new `.at[...]` is chained instead.
     """
     joined = ", ".join(index)
     bracket = _trailing_at_bracket(base)
     stripped = base.rstrip()
     if bracket is not None:
         inner = stripped[bracket + 1:-1]
-        if inner.strip() and not _keeps_dimension(inner):
+        if inner.strip() and not _keeps_dimension(inner, slices):
             sep = "" if inner.rstrip().endswith(",") else ","
             return f"{stripped[:-1].rstrip()}{sep} {joined}]"
         return f"{stripped}.at[{joined}]"
@@ -170,7 +184,8 @@ def index_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
     base = fix.index_base or fix.sem_text
     if text_at(lines, span) != base:
         return None
-    new_text = indexed_text(base, fix.index)
+    slices = slice_names(lines) if _trailing_at_bracket(base) is not None else frozenset()
+    new_text = indexed_text(base, fix.index, slices)
     return Fix(
         title=f"Index the semaphore: `{new_text}`",
         kind=QUICKFIX,
