@@ -98,6 +98,12 @@ def _line_no(loc: Loc | None) -> int | None:
     return loc.block.start + loc.node.lineno
 
 
+def position_key(raw: RawFinding) -> tuple:
+    """The block positions a formatted finding depends on (it is re-made when one moves)."""
+    locs = (raw.at, raw.stmt, raw.sem.decl, raw.via[1] if raw.via else None)
+    return tuple(loc.block.start if loc is not None else -1 for loc in locs)
+
+
 def to_finding(raw: RawFinding) -> Finding:
     sem = raw.sem
     rule = RULES[raw.code]

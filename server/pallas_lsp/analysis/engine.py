@@ -16,13 +16,14 @@ How a run goes (`ModuleAnalyzer.analyze`):
 from __future__ import annotations
 
 import ast
+import bisect
 import builtins
 import logging
 
 from . import checks
 from .findings import Finding
 from .flow import Budget, Context, Frame, Interpreter, import_bindings
-from .parse import Block, split_blocks
+from .parse import Block, BlockList
 from .suppression import apply_noqa
 from .symbols import LIBRARY_ROOTS
 from .values import UNKNOWN, Api
@@ -84,15 +85,12 @@ class ModuleState:
     """The module as the interpreter sees it during one run: top-level bindings, the
     (lazily computed, per-run cached) values of globals, and imports."""
 
-    def __init__(self, blocks, path=None, package=None, workspace=None):
+    def __init__(self, blocks, bindings, path=None, package=None, workspace=None):
         self.blocks = blocks
         self.path = path
         self.package = package
         self.workspace = workspace
-        self.bindings: dict[str, Block] = {}
-        for b in blocks:
-            for name in block_names(b):
-                self.bindings[name] = b
+        self.bindings: dict[str, Block] = bindings
         self._envs: dict = {}
         self._evaluating: set = set()
 
@@ -155,54 +153,51 @@ class ModuleAnalyzer:
         self.path = path
         self.workspace = workspace
         self.package = package
-        self._blocks: dict = {}      # key -> Block (kept across runs, start updated)
+        self._block_list = BlockList()
+        self._bindings: dict[str, Block] = {}
+        self._ws_generation = None
         self._entries: dict = {}     # key -> (raw findings, deps)
+        self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
         self.stats = {"blocks": 0, "entries_run": 0}
 
     def analyze(self, source: str) -> list[Finding]:
-        blocks = self._split(source)
-        state = ModuleState(blocks, self.path, self.package, self.workspace)
+        old = set(self._block_list.blocks)
+        blocks = self._block_list.update(source)
+        new = set(blocks)
+        changed = new.symmetric_difference(old)
+        changed_names = set()
+        for b in changed:
+            changed_names.update(block_names(b))
+        bindings = self._bindings
+        for name in changed_names:
+            bindings.pop(name, None)
+            for b in reversed(blocks):
+                if name in block_names(b):
+                    bindings[name] = b
+                    break
+        state = ModuleState(blocks, bindings, self.path, self.package, self.workspace)
+        ws_changed = self.workspace is not None and self.workspace.generation != self._ws_generation
+        if ws_changed:
+            self._ws_generation = self.workspace.generation
         entries = {}
         raws = []
         ran = 0
         for block in blocks:
-            cached = self._entries.get(block.key)
-            if cached is not None and self._valid(cached[1], state):
-                found = cached[0]
-            else:
+            cached = self._entries.get(block)
+            if cached is None or (changed_names and not changed_names.isdisjoint(cached[1])) \
+                    or (ws_changed and cached[2] and not self._external_valid(cached[1])):
                 found, deps = self._run_entry(block, state)
-                cached = (found, deps)
+                cached = (found, deps, any(k.startswith("@") for k in deps))
                 ran += 1
-            entries[block.key] = cached
-            raws.extend(found)
+            entries[block] = cached
+            raws.extend(cached[0])
         self._entries = entries
         self.stats = {"blocks": len(blocks), "entries_run": ran}
-        return self._finish(raws, source)
+        return self._finish(raws)
 
-    def _split(self, source):
-        fresh = split_blocks(source)
-        blocks = []
-        old = self._blocks
-        new = {}
-        for b in fresh:
-            kept = old.get(b.key)
-            if kept is not None:
-                kept.start, kept.index = b.start, b.index
-                b = kept
-            new[b.key] = b
-            blocks.append(b)
-        self._blocks = new
-        return blocks
-
-    def _valid(self, deps, state):
+    def _external_valid(self, deps):
         ws = self.workspace
-        for name, key in deps.items():
-            if name.startswith("@"):
-                if ws is None or ws.version(name[1:]) != key:
-                    return False
-            elif state.binding_key(name) != key:
-                return False
-        return True
+        return all(ws.version(name[1:]) == key for name, key in deps.items() if name.startswith("@"))
 
     def _run_entry(self, block, state):
         if block.tree is None:
@@ -221,24 +216,55 @@ class ModuleAnalyzer:
             log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
         return ctx.findings, dict(ctx.deps)
 
-    def _finish(self, raws, source) -> list[Finding]:
-        live = self._blocks
+    def _finish(self, raws) -> list[Finding]:
+        live = set(self._block_list.blocks)
         best: dict = {}
+        formatted = {}
         for raw in raws:
             if raw.at.block.key not in live or raw.at.path is not None:
                 continue
-            try:
-                f = checks.to_finding(raw)
-            except Exception:
-                log.exception("pallas-lsp: could not format a finding")
-                continue
+            key = checks.position_key(raw)
+            cached = self._formatted.get(id(raw))
+            if cached is not None and cached[0] == key:
+                f = cached[1]
+            else:
+                try:
+                    f = checks.to_finding(raw)
+                except Exception:
+                    log.exception("pallas-lsp: could not format a finding")
+                    continue
+            formatted[id(raw)] = (key, f)
             prev = best.get(f.span)
             if prev is None or (prev.severity != "error" and f.severity == "error"):
                 best[f.span] = f
+        self._formatted = formatted
         findings = sorted(best.values(), key=lambda f: (f.span, f.code))
         if findings:
-            findings = apply_noqa(findings, source.split("\n"))
+            findings = apply_noqa(findings, _DocumentLines(self._block_list.blocks))
         return findings
+
+
+class _DocumentLines:
+    """Lines of the document, read through its blocks (no split of the whole text)."""
+
+    def __init__(self, blocks):
+        self._blocks = blocks
+        self._starts = [b.start for b in blocks]
+
+    def __len__(self):
+        b = self._blocks[-1] if self._blocks else None
+        return b.start + len(b.lines) if b else 0
+
+    def __getitem__(self, line):
+        if line < 0:
+            line += len(self)
+        i = bisect.bisect_right(self._starts, line) - 1
+        if i < 0:
+            raise IndexError(line)
+        lines = self._blocks[i].lines
+        if line - self._blocks[i].start >= len(lines):
+            raise IndexError(line)
+        return lines[line - self._blocks[i].start]
 
 
 def analyze_source(source: str, path: str | None = None, workspace=None) -> list[Finding]:

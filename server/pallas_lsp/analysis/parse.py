@@ -16,6 +16,7 @@ offsets; `Block.col` converts them to code points for the (rare) non-ASCII lines
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 
@@ -31,15 +32,20 @@ _PARSE_CACHE_LIMIT = 20000
 class Block:
     """One top-level statement: its text, where it starts, its (lazily parsed) tree."""
 
-    __slots__ = ("key", "text", "start", "_tree", "_lines", "index")
+    __slots__ = ("text", "start", "offset", "_tree", "_lines", "index", "__weakref__")
 
-    def __init__(self, key, text: str, start: int, index: int):
-        self.key = key          # (text, occurrence): stable identity across edits
+    def __init__(self, text: str, start: int, offset: int):
         self.text = text
         self.start = start      # 0-based document line of the block's first line
-        self.index = index      # position in the module
+        self.offset = offset    # character offset of the block in the document
+        self.index = 0          # position in the module
         self._tree = False
         self._lines = None
+
+    @property
+    def key(self):
+        """Identity of the block across edits (the object itself: kept while its text is)."""
+        return self
 
     @property
     def tree(self) -> "ast.Module | None":
@@ -95,12 +101,14 @@ def parse_text(text: str) -> "ast.Module | None":
     return tree
 
 
-def block_starts(text: str) -> list[int]:
-    """Character offsets where top-level blocks start (the first is always 0)."""
-    starts = [0]
+def block_starts(text: str, begin: int = 0, end: int | None = None) -> list[int]:
+    """Character offsets where top-level blocks start, in [begin, end).
+
+    `begin` must itself be a block start (0, or a start found before); it is included."""
+    starts = [begin]
     quote = None
-    prev_decorator = False
-    for m in _START_OR_QUOTE.finditer(text):
+    prev_decorator = text.startswith("@", begin)
+    for m in _START_OR_QUOTE.finditer(text, begin, len(text) if end is None else end):
         tok = m.group()
         if tok:
             if quote is None:
@@ -111,8 +119,7 @@ def block_starts(text: str) -> list[int]:
         if quote is not None:
             continue
         pos = m.start()
-        if pos == 0:
-            prev_decorator = text.startswith("@")
+        if pos == begin:
             continue
         if _CONTINUATION.match(text, pos) or prev_decorator:
             prev_decorator = text.startswith("@", pos)
@@ -122,14 +129,100 @@ def block_starts(text: str) -> list[int]:
     return starts
 
 
-def split_blocks(text: str) -> list[Block]:
-    """Split a module into blocks.  Blocks that do not parse alone (a bracket left open
-    across a column-0 line, for instance) are merged with their successors until they do,
-    a few at most; what still fails stays an unparsable block and is skipped."""
-    starts = block_starts(text)
-    starts.append(len(text))
-    pieces = []
-    line = 0
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    step = 4096
+    while i + step <= n and a[i:i + step] == b[i:i + step]:
+        i += step
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    la, lb = len(a), len(b)
+    k = 0
+    step = 4096
+    while k + step <= limit and a[la - k - step:la - k] == b[lb - k - step:lb - k]:
+        k += step
+    while k < limit and a[la - k - 1] == b[lb - k - 1]:
+        k += 1
+    return k
+
+
+class BlockList:
+    """The blocks of one document, kept up to date edit by edit.
+
+    `update(new_text)` finds the changed region by comparing with the previous text,
+    re-splits only the blocks around it and keeps every other `Block` object (so their
+    parse trees and the analysis results keyed by them stay valid); blocks after the
+    edit only have their offsets and line numbers shifted."""
+
+    def __init__(self):
+        self.text: str | None = None
+        self.blocks: list[Block] = []
+
+    def update(self, new: str) -> list[Block]:
+        old, blocks = self.text, self.blocks
+        self.text = new
+        if old is None or not blocks:
+            self.blocks = _split_range(new, 0, len(new), 0, {})
+            return self.blocks
+        p = _common_prefix(old, new)
+        if p == len(old) == len(new):
+            return blocks
+        s = _common_suffix(old, new, min(len(old), len(new)) - p)
+        old_end, new_end = len(old) - s, len(new) - s
+        reuse: dict[str, list[Block]] = {}
+        if any(q in chunk for chunk in (old[max(0, p - 3):old_end + 3], new[max(0, p - 3):new_end + 3])
+               for q in ('"""', "'''")):
+            # String boundaries may have moved: split everything again, but keep the
+            # Block objects whose text is unchanged.
+            for b in blocks:
+                reuse.setdefault(b.text, []).append(b)
+            self.blocks = _split_range(new, 0, len(new), 0, reuse)
+            return self.blocks
+        offsets = [b.offset for b in blocks]
+        i = max(0, bisect.bisect_right(offsets, p) - 2)
+        j = bisect.bisect_right(offsets, old_end) + 1
+        delta = len(new) - len(old)
+        begin = offsets[i]
+        end = offsets[j] + delta if j < len(blocks) else len(new)
+        for b in blocks[i:j]:
+            reuse.setdefault(b.text, []).append(b)
+        mid = _split_range(new, begin, end, blocks[i].start, reuse)
+        if mid and j < len(blocks) and mid[-1].text.startswith("@"):
+            self.blocks = []  # a decorator now joins the next block: rare, split all
+            return self.update_full(new, blocks)
+        line_delta = (new.count("\n", begin, end) - old.count("\n", begin, offsets[j] if j < len(blocks) else len(old)))
+        tail = blocks[j:]
+        for b in tail:
+            b.offset += delta
+            b.start += line_delta
+        result = blocks[:i] + mid + tail
+        for idx in range(i, len(result)):
+            result[idx].index = idx
+        self.blocks = result
+        return result
+
+    def update_full(self, new, old_blocks):
+        reuse: dict[str, list[Block]] = {}
+        for b in old_blocks:
+            reuse.setdefault(b.text, []).append(b)
+        self.text = new
+        self.blocks = _split_range(new, 0, len(new), 0, reuse)
+        return self.blocks
+
+
+def _split_range(text: str, begin: int, end: int, first_line: int, reuse: dict) -> list[Block]:
+    """Blocks of text[begin:end].  Blocks that do not parse alone (a bracket left open
+    across a column-0 line, for instance) are merged with their successors until they
+    do, a few at most; what still fails stays an unparsable block and is skipped."""
+    starts = block_starts(text, begin, end)
+    starts.append(end)
+    blocks = []
+    line = first_line
     i = 0
     n = len(starts) - 1
     while i < n:
@@ -137,20 +230,24 @@ def split_blocks(text: str) -> list[Block]:
         piece = text[a:b]
         j = i + 1
         if parse_text(piece) is None:
-            # Try to heal by merging with the next few blocks (e.g. a call whose
-            # arguments start at column 0); keep the original split if nothing helps.
             for k in range(i + 2, min(i + 6, n) + 1):
                 merged = text[a:starts[k]]
                 if parse_text(merged) is not None:
                     piece, j = merged, k
                     break
-        pieces.append((piece, line))
+        olds = reuse.get(piece)
+        if olds:
+            block = olds.pop(0)
+            block.start, block.offset = line, a
+        else:
+            block = Block(piece, line, a)
+        block.index = len(blocks)
+        blocks.append(block)
         line += piece.count("\n")
         i = j
-    seen: dict[str, int] = {}
-    blocks = []
-    for idx, (piece, start) in enumerate(pieces):
-        occ = seen.get(piece, 0)
-        seen[piece] = occ + 1
-        blocks.append(Block((piece, occ), piece, start, idx))
     return blocks
+
+
+def split_blocks(text: str) -> list[Block]:
+    """Split a whole module into blocks (one-shot)."""
+    return _split_range(text, 0, len(text), 0, {})
