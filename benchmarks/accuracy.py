@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracle"))
 
-from oracle_lib import (  # noqa: E402
+from oracle_lib import (
     CORPUS,
     EXAMPLES,
     analyze,

@@ -726,11 +726,12 @@ class Session:
             c.notify("textDocument/didChange", {
                 "textDocument": {"uri": self.uri, "version": self.version},
                 "contentChanges": changes})
-            e = {"op": op, "version": self.version}
+            e = {"op": op, "version": self.version, "line": rng_["start"]["line"]}
             try:
                 dt, d = self.diagnostics_after(c, t0, idx, self.uri, self.version, a.edit_timeout)
                 e["ms"] = ms(dt)
                 e["n_diags"] = len(d)
+                e["diags"] = diag_keys(d)
                 last_diags = d
                 consecutive = 0
             except WaitTimeout as ex:
