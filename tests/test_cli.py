@@ -207,6 +207,10 @@ def test_folders_are_walked_skipping_tool_folders_and_excludes(tmp_path):
     # a file named on the command line is checked even when excluded or not *.py
     r = run_cli("check", "pkg/msg_pb2.py", "notes.txt", "a.py", "./a.py", cwd=tmp_path)
     assert r.stdout == "All checks passed (3 files checked).\n"
+    # ... unless --force-exclude (for pre-commit)
+    r = run_cli("check", "--force-exclude", "pkg/msg_pb2.py", "generated/x.py", "a.py",
+                cwd=tmp_path)
+    assert r.stdout == "All checks passed (1 file checked).\n"
     # --config replaces the pyproject.toml: nothing excluded
     write(tmp_path / "other.toml", "")
     r = run_cli("check", "--config", "other.toml", "pkg", cwd=tmp_path)

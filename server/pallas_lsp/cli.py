@@ -98,6 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "replaces the configuration's `ignore`")
     parser.add_argument("--config", metavar="PATH",
                         help="pyproject.toml to use instead of the nearest one")
+    parser.add_argument("--force-exclude", action="store_true",
+                        help="apply the `exclude` globs to files named on the command line too "
+                             "(for pre-commit hooks, which name every changed file)")
     parser.add_argument("--fix", action="store_true",
                         help="apply the index fixes (`sems` -> `sems.at[slot]`) in place, "
                              "then report what is left")
@@ -136,12 +139,12 @@ def _display(path: str) -> str:
     return os.path.normpath(path)
 
 
-def discover(paths: list[str], config_for) -> list[tuple[str, Config]]:
+def discover(paths: list[str], config_for, force_exclude: bool = False) -> list[tuple[str, Config]]:
     """The files to check with their configuration, in a stable order.
 
     Folders are walked for `*.py`, skipping SKIP_DIRS and the configuration's `exclude`
-    globs; files named on the command line are always checked.  Raises UsageError for a
-    path that does not exist.
+    globs; files named on the command line are always checked unless `force_exclude`.
+    Raises UsageError for a path that does not exist.
     """
     found: dict[str, tuple[str, Config]] = {}
 
@@ -155,7 +158,9 @@ def discover(paths: list[str], config_for) -> list[tuple[str, Config]]:
         if not os.path.exists(raw):
             raise UsageError(f"{raw}: no such file or directory")
         if not os.path.isdir(raw):
-            add(raw, config_for(raw))
+            config = config_for(raw)
+            if not (force_exclude and config.is_excluded(raw)):
+                add(raw, config)
             continue
         for folder, dirs, files in os.walk(raw):
             config = config_for(folder)
@@ -347,7 +352,7 @@ def _run(args: argparse.Namespace) -> int:
     else:
         config_for = ConfigResolver().for_path
 
-    files = [(path, config, None) for path, config in discover(args.paths, config_for)]
+    files = [(path, config, None) for path, config in discover(args.paths, config_for, args.force_exclude)]
     stdin_count = args.paths.count(STDIN)
     if stdin_count > 1:
         raise UsageError("`-` (stdin) can be given only once")
