@@ -243,9 +243,10 @@ def _started_descriptor(stmt: ast.stmt) -> str | None:
 def _enclosing_function(tree: ast.Module, line: int):
     best = tree
     for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= line <= n.end_lineno:
-            if best is tree or n.lineno > best.lineno:
-                best = n
+        if (isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.lineno <= line <= n.end_lineno
+                and (best is tree or n.lineno > best.lineno)):
+            best = n
     return best
 
 

@@ -22,7 +22,6 @@ import ast
 import os
 
 import pytest
-
 from oracle_lib import (
     CORPUS,
     EXAMPLES,
