@@ -6,6 +6,7 @@ message, what the semaphore is and where it was declared, and the data the fixes
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 
 from .findings import Finding, FixData, Related, Span
@@ -92,10 +93,14 @@ def _index_elts(node):
     return list(s.elts) if isinstance(s, ast.Tuple) else [s]
 
 
-def _line_no(loc: Loc | None) -> int | None:
-    if loc is None or loc.path is not None:
+def _line_no(loc: Loc | None) -> str | None:
+    """'line 12', or 'common.py:12' for a place in another file."""
+    if loc is None:
         return None
-    return loc.block.start + loc.node.lineno
+    line = loc.block.start + loc.node.lineno
+    if loc.path is not None:
+        return f"{os.path.basename(loc.path)}:{line}"
+    return f"line {line}"
 
 
 def position_key(raw: RawFinding) -> tuple:
@@ -127,16 +132,14 @@ def to_finding(raw: RawFinding) -> Finding:
     what = f"`{short}` is a {kind} array of shape {shape}"
     decl_line = _line_no(sem.decl)
     if decl_line is not None:
-        what += f" (declared at line {decl_line})"
-    elif sem.decl is not None and sem.decl.path:
-        what += f" (declared in {sem.decl.path})"
+        what += f" (declared at {decl_line})"
     if raw.remote and raw.role:
         what += f", given as the {'source semaphore (send_sem)' if raw.role == 'src' else 'destination semaphore (recv_sem)'}"
     if raw.via is not None:
         helper, use = raw.via
         use_line = _line_no(use)
         action = "starts a DMA" if raw.code == "PAL001" else "uses it"
-        what += f"; it is passed to `{helper}`, which {action} with it" + (f" at line {use_line}" if use_line else "")
+        what += f"; it is passed to `{helper}`, which {action} with it" + (f" at {use_line}" if use_line else "")
     fix_hint = f"; pass one semaphore, e.g. `{suggestion}`" if suggestion else "; pass one semaphore (index it with `.at[...]`)"
     message = f"{head} — {what}{fix_hint}.{tail}"
 

@@ -27,6 +27,7 @@ from .parse import Block, BlockList
 from .suppression import apply_noqa
 from .symbols import LIBRARY_ROOTS
 from .values import UNKNOWN, Api
+from .workspace import package_of
 
 log = logging.getLogger(__name__)
 
@@ -85,9 +86,10 @@ class ModuleState:
     """The module as the interpreter sees it during one run: top-level bindings, the
     (lazily computed, per-run cached) values of globals, and imports."""
 
-    def __init__(self, blocks, bindings, path=None, package=None, workspace=None):
+    def __init__(self, blocks, bindings, path=None, package=None, workspace=None, loc_path=None):
         self.blocks = blocks
-        self.path = path
+        self.path = path            # the file (for resolving imports); may be None
+        self.loc_path = loc_path    # set for another module: its locations carry the path
         self.package = package
         self.workspace = workspace
         self.bindings: dict[str, Block] = bindings
@@ -113,7 +115,7 @@ class ModuleState:
                 return {}
             self._evaluating.add(block.key)
             sub = Context(self, silent=True)
-            frame = Frame({}, None, block, path=None)
+            frame = Frame({}, None, block, path=self.loc_path, module=self)
             try:
                 Interpreter(sub).run_body(block.tree.body, frame)
             except (Budget, RecursionError):
@@ -128,7 +130,7 @@ class ModuleState:
         ctx.deps.update(deps)
         return env
 
-    def import_values(self, stmt, frame):
+    def import_values(self, stmt, frame, ctx):
         out = []
         for name, qname in import_bindings(stmt, self.package):
             if qname is None:
@@ -138,7 +140,7 @@ class ModuleState:
             if root in LIBRARY_ROOTS or root in _PALLAS_ROOTS or self.workspace is None:
                 out.append((name, Api(qname)))
             else:
-                out.append((name, self.workspace.resolve(qname, self.path)))
+                out.append((name, self.workspace.resolve(qname, self.path, ctx)))
         return out
 
 
@@ -152,7 +154,7 @@ class ModuleAnalyzer:
     def __init__(self, path: str | None = None, workspace=None, package: str | None = None):
         self.path = path
         self.workspace = workspace
-        self.package = package
+        self.package = package if package is not None else package_of(path)
         self._block_list = BlockList()
         self._bindings: dict[str, Block] = {}
         self._ws_generation = None
@@ -204,7 +206,7 @@ class ModuleAnalyzer:
             return [], {}
         ctx = Context(state)
         interp = Interpreter(ctx)
-        frame = Frame({}, None, block, path=None)
+        frame = Frame({}, None, block, path=None, module=state)
         try:
             interp.run_body(block.tree.body, frame)
             interp.flush_created(frame)

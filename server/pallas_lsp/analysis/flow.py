@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from . import api, checks
 from .symbols import LIBRARY_ROOTS, canonical, child
 from .values import (
-    SLICE, UNKNOWN, Api, Bound, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
+    SLICE, UNKNOWN, Api, Bound, ModuleV, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
     Partial, Sem, SemType, Seq, Site, SliceV, Special, allocate, join, join_all, map_sems,
     semaphore_member,
 )
@@ -51,9 +51,9 @@ class Arg:
 class Frame:
     """One activation: a function call, or a module block being executed."""
 
-    __slots__ = ("env", "parent", "block", "func", "returns", "stmt", "depth", "created", "path")
+    __slots__ = ("env", "parent", "block", "func", "returns", "stmt", "depth", "created", "path", "module")
 
-    def __init__(self, env, parent, block, func=None, depth=0, path=None):
+    def __init__(self, env, parent, block, func=None, depth=0, path=None, module=None):
         self.env = env
         self.parent = parent        # enclosing (closure) frame; None for module level
         self.block = block
@@ -63,6 +63,8 @@ class Frame:
         self.depth = depth
         self.created = []           # Funcs defined here (run with unknown args if never called)
         self.path = path
+        # The module whose globals a module-level frame sees (None: inherit / the entry's).
+        self.module = module if module is not None else (parent.module if parent is not None else None)
 
     def loc(self, node):
         return Loc(self.block, node, self.path)
@@ -97,7 +99,7 @@ class Interpreter:
             if name in f.env:
                 return f.env[name]
             if f.parent is None:
-                return self.ctx.module.global_value(name, self.ctx, f)
+                return (f.module or self.ctx.module).global_value(name, self.ctx, f)
             f = f.parent
         return UNKNOWN
 
@@ -153,7 +155,7 @@ class Interpreter:
         elif t is ast.Assert:
             self.exec_assert(s, frame)
         elif t in (ast.Import, ast.ImportFrom):
-            for name, value in self.ctx.module.import_values(s, frame):
+            for name, value in (frame.module or self.ctx.module).import_values(s, frame, self.ctx):
                 frame.env[name] = value
         elif t in (ast.Raise,):
             if s.exc is not None:
@@ -443,6 +445,9 @@ class Interpreter:
         return UNKNOWN
 
     def attribute(self, obj, attr):
+        if isinstance(obj, ModuleV):
+            ws = self.ctx.module.workspace
+            return ws.resolve(f"{obj.name}.{attr}", obj.from_path, self.ctx) if ws is not None else UNKNOWN
         if isinstance(obj, Api):
             return Api(child(obj.qname, attr))
         if isinstance(obj, Instance):

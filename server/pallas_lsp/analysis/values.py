@@ -110,6 +110,14 @@ class Api:
     qname: str
 
 
+@dataclass(frozen=True, eq=False)
+class ModuleV:
+    """A module of the user's workspace (or environment), resolved through `workspace.py`."""
+
+    name: str
+    from_path: str | None = None
+
+
 @dataclass(eq=False)
 class Func:
     """A user function (def or lambda) with the frame it closes over."""
