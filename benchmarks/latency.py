@@ -173,30 +173,63 @@ class Profiler:
                 errors="replace")[-300:]
 
 
-def summarize_folded(path, top=15):
-    """Self and inclusive sample shares per function from py-spy raw output."""
-    self_c, incl_c, total = {}, {}, 0
+IMPORTS = "imports at startup"
+AREAS = (  # a sample goes to the area of its innermost frame that matches one
+    ("analysis (pallas_lsp/analysis)", ("pallas_lsp/analysis/",)),
+    ("event loop, thread pool, waiting", ("selectors.py", "asyncio/", "concurrent/futures/",
+                                          "threading.py", "queue.py")),
+    ("JSON-RPC and (de)serialisation (pygls, lsprotocol, cattrs, json)",
+     ("pygls/", "lsprotocol/", "cattrs/", "json/", "attr/")),
+    ("server glue (other pallas_lsp code)", ("pallas_lsp/",)),
+)
+
+
+def area_of(frames):
+    if any("<frozen importlib" in f for f in frames):
+        return IMPORTS
+    for f in reversed(frames):
+        for name, keys in AREAS:
+            if any(k in f for k in keys):
+                return name
+    return "other"
+
+
+def summarize_folded(path, top=12):
+    """Where the server's (non-idle) samples went, from py-spy raw output:
+    a breakdown by area, then the top functions by self time and the
+    pallas_lsp functions by inclusive time, both excluding startup imports."""
+    buckets, self_c, incl_c, total, steady = {}, {}, {}, 0, 0
     for line in Path(path).read_text().splitlines():
         stack, _, n = line.rpartition(" ")
         if not n.isdigit():
             continue
         n = int(n)
-        total += n
         frames = [f for f in stack.split(";") if not f.startswith(("process ", "thread "))]
         if not frames:
             continue
+        total += n
+        bucket = area_of(frames)
+        buckets[bucket] = buckets.get(bucket, 0) + n
+        if bucket == IMPORTS:
+            continue
+        steady += n
         self_c[frames[-1]] = self_c.get(frames[-1], 0) + n
         for f in set(frames):
             incl_c[f] = incl_c.get(f, 0) + n
     if not total:
         return "  (no samples: the server was idle or py-spy could not read it)\n"
-    out = [f"  {total} samples (non-idle), {path}\n", "  self time:\n"]
+    head = (f"  {total} non-idle samples at 250 Hz ({total / 250:.1f} s of CPU), "
+            f"folded stacks: {path}\n")
+    out = [head, "  by area:\n"]
+    for name, n in sorted(buckets.items(), key=lambda kv: -kv[1]):
+        out.append(f"    {100.0 * n / total:5.1f}%  {name}\n")
+    out.append("  self time, startup imports excluded:\n")
     for f, n in sorted(self_c.items(), key=lambda kv: -kv[1])[:top]:
-        out.append(f"    {100.0 * n / total:5.1f}%  {f}\n")
-    out.append("  inclusive (pallas_lsp / pygls frames):\n")
-    own = [(f, n) for f, n in incl_c.items() if "pallas_lsp" in f or "pygls" in f]
+        out.append(f"    {100.0 * n / max(steady, 1):5.1f}%  {f}\n")
+    out.append("  inclusive time of pallas_lsp functions, startup imports excluded:\n")
+    own = [(f, n) for f, n in incl_c.items() if "pallas_lsp/" in f]
     for f, n in sorted(own, key=lambda kv: -kv[1])[:top]:
-        out.append(f"    {100.0 * n / total:5.1f}%  {f}\n")
+        out.append(f"    {100.0 * n / max(steady, 1):5.1f}%  {f}\n")
     return "".join(out)
 
 

@@ -117,3 +117,27 @@ def test_check_edits_knows_the_text_after_deletions_and_line_insertions():
     assert (c["expected"], c["got"], c["ok"]) == (3, 2, False)
     assert c["wrong_edits"] == [(5, "delete_line", [(9, "PAL001")], [(10, "PAL001")])]
     assert latency.check_edits(edits[:3], meta)["ok"]
+
+
+def test_profile_summary_areas_and_top_functions(tmp_path):
+    folded = tmp_path / "p.folded"
+    folded.write_text(
+        "process 1;thread (0x1);<module> (a.py:1);_find_and_load (<frozen importlib._bootstrap>:1)"
+        ";<module> (lsprotocol/types.py:9) 50\n"
+        "process 1;thread (0x2);_worker (concurrent/futures/thread.py:81)"
+        ";analyze (pallas_lsp/analysis/engine.py:189);parse (ast.py:50) 30\n"
+        "process 1;thread (0x1);run (pygls/server.py:128);select (selectors.py:468) 10\n"
+        "process 1;thread (0x1);run (pygls/server.py:128);dumps (json/__init__.py:231) 10\n"
+        "garbage line\n")
+    text = latency.summarize_folded(folded)
+    assert "100 non-idle samples" in text
+    assert "50.0%  imports at startup" in text
+    assert "30.0%  analysis (pallas_lsp/analysis)" in text
+    assert "10.0%  event loop, thread pool, waiting" in text
+    assert "10.0%  JSON-RPC and (de)serialisation" in text
+    # steady-state shares exclude the 50 import samples
+    assert "60.0%  parse (ast.py:50)" in text
+    assert "60.0%  analyze (pallas_lsp/analysis/engine.py:189)" in text
+    empty = tmp_path / "e.folded"
+    empty.write_text("")
+    assert "no samples" in latency.summarize_folded(empty)
