@@ -1,0 +1,211 @@
+"""Item 1: Pallas names are recognised under every import style, and only Pallas names."""
+
+import pytest
+
+from .helpers import dedent, found, line_of
+
+# {imports}: the import lines; {copy}: how make_async_copy is spelled; {dma}: how
+# SemaphoreType.DMA is spelled; {call}: how pallas_call is spelled.
+TEMPLATE = """
+{imports}
+import jax.numpy as jnp
+
+def kernel(x_hbm, o_ref, buf, sems):
+    cp = {copy}(x_hbm, buf, {sem})
+    cp.start()
+    cp.wait()
+
+def run(x):
+    return {call}(
+        kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), {dma}((2,))],
+    )(x)
+"""
+
+STYLES = {
+    "from-import-as": (
+        "import jax\nfrom jax.experimental import pallas as pl\n"
+        "from jax.experimental.pallas import tpu as pltpu",
+        "pltpu.make_async_copy", "pltpu.SemaphoreType.DMA", "pl.pallas_call"),
+    "import-dotted-as": (
+        "import jax\nimport jax.experimental.pallas as pl\nimport jax.experimental.pallas.tpu as pltpu",
+        "pltpu.make_async_copy", "pltpu.SemaphoreType.DMA", "pl.pallas_call"),
+    "from-tpu-import-names": (
+        "import jax\nfrom jax.experimental.pallas import pallas_call\n"
+        "from jax.experimental.pallas import tpu as pltpu\n"
+        "from jax.experimental.pallas.tpu import make_async_copy, SemaphoreType",
+        "make_async_copy", "SemaphoreType.DMA", "pallas_call"),
+    "tpu-as-tpu": (
+        "import jax\nfrom jax.experimental import pallas as pl\n"
+        "from jax.experimental.pallas import tpu as tpu\npltpu = tpu",
+        "tpu.make_async_copy", "tpu.SemaphoreType.DMA", "pl.pallas_call"),
+    "from-pallas-import-tpu": (
+        "import jax\nfrom jax.experimental import pallas\nfrom jax.experimental.pallas import tpu\n"
+        "pltpu = tpu",
+        "tpu.make_async_copy", "tpu.SemaphoreType.DMA", "pallas.pallas_call"),
+    "rebound-alias": (
+        "import jax\nfrom jax.experimental import pallas as pl\n"
+        "from jax.experimental.pallas import tpu as pltpu\ncopy = pltpu.make_async_copy\n"
+        "DMA = pltpu.SemaphoreType.DMA",
+        "copy", "DMA", "pl.pallas_call"),
+    "fully-dotted": (
+        "import jax\nimport jax.experimental.pallas\nimport jax.experimental.pallas.tpu\n"
+        "pltpu = jax.experimental.pallas.tpu",
+        "jax.experimental.pallas.tpu.make_async_copy",
+        "jax.experimental.pallas.tpu.SemaphoreType.DMA", "jax.experimental.pallas.pallas_call"),
+    "private-module": (
+        "import jax\nfrom jax.experimental import pallas as pl\n"
+        "from jax.experimental.pallas import tpu as pltpu\n"
+        "from jax._src.pallas.mosaic.primitives import make_async_copy as mac",
+        "mac", "pltpu.SemaphoreType.DMA", "pl.pallas_call"),
+}
+
+
+def snippet(style, sem):
+    imports, copy, dma, call = STYLES[style]
+    return "\n" + TEMPLATE.format(imports=imports, copy=copy, dma=dma, call=call, sem=sem)
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_import_style_whole_array_is_flagged(style):
+    src = snippet(style, "sems")
+    assert found(src) == [(line_of(src, "(x_hbm, buf, sems)"), "PAL001", (2,))]
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_import_style_indexed_is_clean(style):
+    assert found(snippet(style, "sems.at[0]")) == []
+
+
+def test_import_inside_the_kernel_function():
+    src = """
+        import jax
+
+        def kernel(x_hbm, o_ref, buf, sems):
+            from jax.experimental.pallas import tpu as pltpu
+            pltpu.async_copy(x_hbm, buf, sems).wait()
+
+        def run(x):
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((3,))])(x)
+    """
+    assert found(src) == [(5, "PAL001", (3,))]
+
+
+def test_local_variable_named_pltpu_is_not_pallas():
+    src = """
+        import jax
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        class FakeCopy:
+            def __init__(self, sem):
+                self.sem = sem
+
+            def start(self):
+                return self.sem
+
+        class Recorder:
+            def make_async_copy(self, src, dst, sem):
+                return FakeCopy(sem)
+
+        def kernel(x_hbm, o_ref, buf, sems):
+            pltpu = Recorder()
+            pltpu.make_async_copy(x_hbm, buf, sems).start()
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+    """
+    assert found(src) == []
+
+
+def test_parameter_named_pltpu_is_not_pallas():
+    src = """
+        import jax
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        def kernel(x_hbm, o_ref, buf, sems, pltpu=None):
+            pltpu.async_copy(x_hbm, buf, sems)
+
+        def run(x, fake):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+    """
+    assert found(src) == []
+
+
+def test_user_function_named_make_async_copy_is_not_pallas():
+    src = """
+        import jax
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        class Pending:
+            \"\"\"Our own bookkeeping, not a DMA.\"\"\"
+            def __init__(self, src, dst, sems):
+                self.items = [src, dst, sems]
+
+            def start(self):
+                return len(self.items)
+
+        def make_async_copy(src, dst, sems):
+            return Pending(src, dst, sems)
+
+        def kernel(x_hbm, o_ref, buf, sems):
+            make_async_copy(x_hbm, buf, sems).start()
+            o_ref[...] = buf[...]
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+    """
+    assert found(src) == []
+
+
+def test_user_module_named_make_async_copy_import_is_not_pallas():
+    src = """
+        import jax
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+        from mylib.dma import make_async_copy
+
+        def kernel(x_hbm, o_ref, buf, sems):
+            make_async_copy(x_hbm, buf, sems).start()
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+    """
+    assert found(src) == []
+
+
+def test_shadowing_after_import_wins():
+    """A later module-level `def make_async_copy` replaces the imported Pallas one."""
+    src = """
+        import jax
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+        from jax.experimental.pallas.tpu import make_async_copy
+
+        def make_async_copy(src, dst, sem):
+            return pl.ds(0, 8)
+
+        def kernel(x_hbm, o_ref, buf, sems):
+            make_async_copy(x_hbm, buf, sems).start()
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+    """
+    assert found(src) == []
+
+
+def test_snippet_template_is_valid_python():
+    import ast
+    for style in STYLES:
+        ast.parse(dedent(snippet(style, "sems")))
