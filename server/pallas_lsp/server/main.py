@@ -20,6 +20,7 @@ from . import capabilities, logs
 from .code_actions import KINDS, ActionBuilder
 from .diagnostics import PositionConverter
 from .documents import DocumentStore
+from .protocol import PallasProtocol
 from .settings import ProjectConfigs, Selection, Settings, parse_settings
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ class PallasLanguageServer(LanguageServer):
     def __init__(self, file_log_level: int = logging.INFO):
         super().__init__("pallas-lsp", __version__,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         notebook_document_sync=NOTEBOOK_SYNC)
+                         notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=PallasProtocol)
         self.features = capabilities.ClientFeatures()
         self.settings = Settings()
         self.configs = ProjectConfigs()

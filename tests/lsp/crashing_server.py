@@ -1,0 +1,22 @@
+"""The real server, with an analysis that raises on documents containing `CRASH_ME`.
+
+Used by test_robustness.py to check that a crash inside the analysis is logged and the
+server carries on.
+"""
+
+from pallas_lsp.analysis import engine
+from pallas_lsp.server.main import run_server
+
+_analyze = engine.ModuleAnalyzer.analyze
+
+
+def _crashing(self, source):
+    if "CRASH_ME" in source:
+        raise RuntimeError("boom inside the analysis")
+    return _analyze(self, source)
+
+
+engine.ModuleAnalyzer.analyze = _crashing
+
+if __name__ == "__main__":
+    run_server()

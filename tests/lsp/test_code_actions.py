@@ -1,0 +1,166 @@
+"""Code actions end to end: listed for a diagnostic, applied, and the document re-checked."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from .conftest import (
+    apply_edits,
+    change_doc,
+    diagnostics,
+    doc_uri,
+    edits_for,
+    open_doc,
+    start,
+)
+from .kernels import BUGGY, SIGNAL, UNICODE
+
+
+def actions_request(uri, diag=None, only=None, rng=None):
+    rng = rng or diag.range
+    return types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri),
+        range=rng,
+        context=types.CodeActionContext(diagnostics=[diag] if diag else [], only=only),
+    )
+
+
+def pal(diags, code):
+    return [d for d in diags if d.code == code]
+
+
+@pytest.mark.parametrize("profile", ["vscode", "neovim-0.7", "eglot-1.9"])
+async def test_index_fix_is_offered_applied_and_clears_the_error(client, tmp_path, profile):
+    await start(client, profile)
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BUGGY)
+    [err] = pal(await diagnostics(client, uri, 1), "PAL001")
+
+    listed = await client.text_document_code_action_async(actions_request(uri, err))
+    actions = [a for a in listed if a.kind == types.CodeActionKind.QuickFix]
+    assert actions, "quick fixes expected"
+    for a in actions:
+        assert list(a.diagnostics) == [err], (a.diagnostics, err)
+    # Without `only`, the file-wide fix is listed too (after the quick fixes).
+    assert listed[-1].kind == "source.fixAll.pallas"
+    index = next(a for a in actions if "sems.at[slot]" in a.title)
+    if profile != "neovim-0.7":  # isPreferred only where the client supports it
+        assert index.is_preferred
+    assert any("assert" in a.title.lower() for a in actions)
+    assert any("noqa" in a.title.lower() for a in actions)
+
+    fixed = apply_edits(BUGGY, edits_for(index.edit, uri))
+    assert "buf.at[slot], sems.at[slot])" in fixed
+    change_doc(client, uri, 2, fixed)
+    assert pal(await diagnostics(client, uri, 2), "PAL001") == []
+
+
+async def test_versioned_edits_where_the_client_supports_them(client, tmp_path):
+    await start(client, "vscode")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BUGGY, version=7)
+    [err] = pal(await diagnostics(client, uri, 7), "PAL001")
+    [action, *_] = await client.text_document_code_action_async(actions_request(uri, err))
+    [doc_edit] = action.edit.document_changes
+    assert doc_edit.text_document.uri == uri and doc_edit.text_document.version == 7
+
+
+async def test_guard_fix_inserts_an_indented_assertion(client, tmp_path):
+    await start(client, "neovim-0.7")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, SIGNAL)
+    [err] = pal(await diagnostics(client, uri, 1), "PAL002")
+    actions = await client.text_document_code_action_async(actions_request(uri, err))
+    guard = next(a for a in actions if "assert" in a.title.lower())
+    fixed = apply_edits(SIGNAL, edits_for(guard.edit, uri))
+    lines = fixed.splitlines()
+    i = lines.index("    pl.semaphore_signal(sems, 1)")
+    assert lines[i - 1].startswith("    assert sems.shape == (),")
+    compile(fixed, "fixed.py", "exec")   # still valid Python
+
+
+async def test_noqa_fix_suppresses_on_recheck(client, tmp_path):
+    await start(client, "eglot-1.9")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, SIGNAL)
+    [err] = pal(await diagnostics(client, uri, 1), "PAL002")
+    actions = await client.text_document_code_action_async(actions_request(uri, err))
+    noqa = next(a for a in actions if "noqa" in a.title.lower())
+    fixed = apply_edits(SIGNAL, edits_for(noqa.edit, uri))
+    assert "pl.semaphore_signal(sems, 1)  # noqa: PAL002" in fixed
+    change_doc(client, uri, 2, fixed)
+    assert pal(await diagnostics(client, uri, 2), "PAL002") == []
+
+
+async def test_fix_all(client, tmp_path):
+    await start(client, "vscode")
+    uri = doc_uri(tmp_path)
+    text = BUGGY + SIGNAL[SIGNAL.index("\n\ndef ring_kernel"):]
+    open_doc(client, uri, text)
+    diags = await diagnostics(client, uri, 1)
+    assert pal(diags, "PAL001") and pal(diags, "PAL002")
+
+    whole = types.Range(types.Position(0, 0), types.Position(0, 0))
+    actions = await client.text_document_code_action_async(
+        actions_request(uri, rng=whole, only=[types.CodeActionKind.SourceFixAll]))
+    [fix_all] = actions
+    assert fix_all.kind == "source.fixAll.pallas"
+    fixed = apply_edits(text, edits_for(fix_all.edit, uri))
+    change_doc(client, uri, 2, fixed)
+    left = await diagnostics(client, uri, 2)
+    assert pal(left, "PAL001") == [] and pal(left, "PAL002") == []
+
+    # Nothing left to fix: no fixAll action.
+    again = await client.text_document_code_action_async(
+        actions_request(uri, rng=whole, only=["source.fixAll.pallas"]))
+    assert not any(a.kind == "source.fixAll.pallas" for a in again or [])
+
+
+async def test_only_filters_kinds(client, tmp_path):
+    await start(client, "vscode")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BUGGY)
+    [err] = pal(await diagnostics(client, uri, 1), "PAL001")
+    refactors = await client.text_document_code_action_async(
+        actions_request(uri, err, only=[types.CodeActionKind.Refactor]))
+    assert not refactors
+
+
+async def test_actions_without_diagnostic_context_use_the_range(client, tmp_path):
+    """Some clients send no diagnostics in the context: the range picks the finding."""
+    await start(client, "eglot-1.9")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BUGGY)
+    [err] = pal(await diagnostics(client, uri, 1), "PAL001")
+    cursor = types.Range(err.range.start, err.range.start)
+    actions = await client.text_document_code_action_async(actions_request(uri, rng=cursor))
+    assert any("sems.at[slot]" in a.title for a in actions)
+    assert all(a.diagnostics[0].code == "PAL001" for a in actions if a.diagnostics)
+
+
+async def test_stale_or_missing_data_falls_back_to_the_current_analysis(client, tmp_path):
+    """A diagnostic sent back without `data` (or with data for an older text) still gets
+    fixes, rebuilt from the analysis of the current text."""
+    await start(client, "neovim-0.7")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BUGGY)
+    [err] = pal(await diagnostics(client, uri, 1), "PAL001")
+    err.data = None
+    actions = await client.text_document_code_action_async(actions_request(uri, err))
+    assert any("sems.at[slot]" in a.title for a in actions)
+
+    err.data = {"code": "PAL001", "garbage": True}
+    actions = await client.text_document_code_action_async(actions_request(uri, err))
+    assert any("sems.at[slot]" in a.title for a in actions)
+
+
+async def test_fix_on_a_non_ascii_line(client, tmp_path):
+    await start(client, "vscode")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, UNICODE)
+    [err] = pal(await diagnostics(client, uri, 1), "PAL001")
+    actions = await client.text_document_code_action_async(actions_request(uri, err))
+    index = next(a for a in actions if "sems.at[slot]" in a.title)
+    fixed = apply_edits(UNICODE, edits_for(index.edit, uri))
+    assert 'tag = "é😀"; copy = pltpu.make_async_copy(x_hbm.at[slot], buf.at[slot], sems.at[slot])' in fixed
