@@ -75,9 +75,13 @@ setup_python() {
       python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv?)"
       "$venv/bin/pip" install -q --upgrade pip >/dev/null
     fi
-    # a regular (non-editable) install of the checkout this script sits in, refreshed every run
-    "$venv/bin/pip" install -q --force-reinstall --no-deps "$REPO" >"$OUT/pip.log" 2>&1 &&
-      "$venv/bin/pip" install -q "$REPO" >>"$OUT/pip.log" 2>&1 ||
+    # a regular (non-editable) install of the checkout this script sits in, refreshed every run:
+    # build the wheel once, reinstall it, then let pip add any missing dependencies
+    local wheels=$OUT/wheel
+    rm -rf "$wheels"
+    { "$venv/bin/pip" wheel -q --no-deps -w "$wheels" "$REPO" &&
+      "$venv/bin/pip" install -q --force-reinstall --no-deps "$wheels"/*.whl &&
+      "$venv/bin/pip" install -q "$wheels"/*.whl; } >"$OUT/pip.log" 2>&1 ||
       { cat "$OUT/pip.log"; die "pip install $REPO failed"; }
     PY=$venv/bin/python
   fi

@@ -2,6 +2,7 @@
  * VS Code client for pallas-lsp: starts `python -m pallas_lsp` (or `pallas.server.path`) over stdio
  * for Python files and Jupyter notebooks, forwards the `pallas.*` settings, shows the server state.
  */
+import { ChildProcess, spawn } from "child_process";
 import * as vscode from "vscode";
 import {
   DocumentSelector,
@@ -10,7 +11,9 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
   State,
-  TransportKind,
+  CloseAction,
+  ErrorAction,
+  ErrorHandler,
 } from "vscode-languageclient/node";
 import { onInterpreterChanged, selectedInterpreter } from "./python";
 import { checkServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
@@ -30,6 +33,8 @@ const RESTART_SETTINGS = ["pallas.interpreter", "pallas.server.path"];
 
 class PallasClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  private process: ChildProcess | undefined;
+  private wasRunning = false; // the current client reached Running at least once
   private readonly output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
   private readonly status = vscode.languages.createLanguageStatusItem("pallas.server", { language: "python" });
   private queue: Promise<void> = Promise.resolve();
@@ -51,13 +56,28 @@ class PallasClient implements vscode.Disposable {
 
   async stop(): Promise<void> {
     const client = this.client;
+    const child = this.process;
     this.client = undefined;
+    this.process = undefined;
     if (client) {
       try {
         await client.stop(5000);
       } catch (e) {
-        this.output.warn(`Stopping the server: ${e}`);
+        this.output.warn(`Stopping the server: ${errorText(e)}`);
       }
+    }
+    // the client ends a process it spawned itself, but this one is ours
+    if (child && child.exitCode === null && child.signalCode === null) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          child.kill();
+          resolve();
+        }, 2000);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     }
   }
 
@@ -82,11 +102,21 @@ class PallasClient implements vscode.Disposable {
       return;
     }
 
-    const serverOptions: ServerOptions = {
-      command: cmd.command,
-      args: cmd.args,
-      transport: TransportKind.stdio,
-      options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
+    // We spawn the server ourselves (no `--stdio` argument is added) so that its last stderr lines
+    // can go into the error message when it fails to start.
+    const stderrTail: string[] = [];
+    const serverOptions: ServerOptions = async () => {
+      const child = spawn(cmd.command, cmd.args, {
+        cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        env: process.env,
+      });
+      child.on("error", (e) => this.output.error(`Server process: ${e.message}`));
+      child.stderr.on("data", (data: Buffer) => {
+        stderrTail.push(...data.toString("utf8").split(/\r?\n/).filter((l) => l.trim() !== ""));
+        stderrTail.splice(0, Math.max(0, stderrTail.length - 5));
+      });
+      this.process = child;
+      return { process: child, detached: false };
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
@@ -94,13 +124,16 @@ class PallasClient implements vscode.Disposable {
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: () => initializationOptions(cmd),
       synchronize: { configurationSection: "pallas" },
+      errorHandler: this.errorHandler(stderrTail),
     };
+    this.wasRunning = false;
     const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
     client.onDidChangeState((e) => {
       if (this.client !== client) {
         return;
       }
       if (e.newState === State.Running) {
+        this.wasRunning = true;
         this.showRunning(client, cmd);
       } else if (e.newState === State.Stopped) {
         this.setStatus("stopped", vscode.LanguageStatusSeverity.Warning);
@@ -111,11 +144,40 @@ class PallasClient implements vscode.Disposable {
       await client.start();
       this.showRunning(client, cmd);
     } catch (e) {
-      const message = `The Pallas server (${[cmd.command, ...cmd.args].join(" ")}) failed to start: ${errorText(e)}`;
+      const detail = stderrTail.length ? stderrTail.slice(-2).join(" ") : errorText(e);
+      const message = `The Pallas server (${[cmd.command, ...cmd.args].join(" ")}) failed to start: ${detail}`;
       this.output.error(message);
       this.setStatus("failed to start", vscode.LanguageStatusSeverity.Error);
       void this.reportStartFailure(message);
     }
+  }
+
+  /** Restarts a server that crashed while running (at most 4 times in 3 minutes), never one that
+   *  failed to start: that failure is reported once, with its reason. */
+  private errorHandler(stderrTail: string[]): ErrorHandler {
+    const crashes: number[] = [];
+    return {
+      error: () => ({ action: ErrorAction.Continue, handled: true }),
+      closed: () => {
+        if (!this.wasRunning) {
+          return { action: CloseAction.DoNotRestart, handled: true };
+        }
+        const now = Date.now();
+        crashes.push(now);
+        while (crashes.length && now - crashes[0] > 3 * 60 * 1000) {
+          crashes.shift();
+        }
+        if (crashes.length > 4) {
+          const last = stderrTail.slice(-2).join(" ");
+          return {
+            action: CloseAction.DoNotRestart,
+            message: `The Pallas server crashed 5 times in 3 minutes and will not be restarted${last ? `: ${last}` : ""}. Use "Pallas: Restart Server" after fixing the cause.`,
+          };
+        }
+        this.output.warn("The server stopped unexpectedly; restarting it.");
+        return { action: CloseAction.Restart, handled: true };
+      },
+    };
   }
 
   private async serverCommand(): Promise<ServerCommand> {

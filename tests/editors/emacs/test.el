@@ -65,7 +65,7 @@
   (python-mode)
   (unless (eglot-current-server)
     (apply #'eglot (eglot--guess-contact)))   ; non-interactive `M-x eglot'
-  (pallas-test-check (eglot-managed-p) "eglot does not manage %s" file)
+  (pallas-test-check (pallas-test-wait #'eglot-managed-p 20) "eglot does not manage %s after 20s" file)
   ;; flymake's deferred start never fires in batch mode: kick it while waiting
   (let* ((diags (pallas-test-wait (lambda () (flymake-start) (flymake-diagnostics)) 20))
          (found (seq-find (lambda (d) (string-match-p (regexp-quote (format "[%s]" code))
