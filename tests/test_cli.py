@@ -139,6 +139,7 @@ def test_sarif_structure(tmp_path):
         (["check", "-", "-"], "`-` (stdin) can be given only once"),
         (["check", "--stdin-filename", "a.py", "k.py"], "--stdin-filename needs `-`"),
         (["check", "--fix", "-"], "--fix cannot rewrite stdin"),
+        (["check", "--python", "no/such/python", "k.py"], "--python: no/such/python: not an executable"),
         (["--tcp", "localhost"], "expected HOST:PORT"),
         (["--tcp", "localhost:99999"], "bad port"),
     ],
@@ -366,3 +367,24 @@ def test_fix_keeps_crlf_and_the_declared_encoding(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     expected = source.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
     assert path.read_bytes() == expected.replace("\n", "\r\n").encode("latin-1")
+
+
+def test_helpers_imported_from_another_module_of_the_project(tmp_path):
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "common.py", """\
+        from jax.experimental.pallas import tpu as pltpu
+
+
+        def start_copy(src, dst, sem):
+            pltpu.make_async_copy(src, dst, sem).start()
+        """)
+    kernel = DMA_BUG.replace(
+        "pltpu.async_copy(x_hbm.at[slot], buf.at[slot], sems)",
+        "start_copy(x_hbm.at[slot], buf.at[slot], sems)",
+    ).replace(HEADER, HEADER + "\nfrom .common import start_copy\n")
+    write(tmp_path / "pkg" / "kernel.py", kernel)
+    r = run_cli("check", "--format", "json", ".", cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    (item,) = json.loads(r.stdout)
+    assert (item["path"], item["code"], item["line"]) == (
+        os.path.join("pkg", "kernel.py"), "PAL001", DMA_BUG_LINE + 2)

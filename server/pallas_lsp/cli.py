@@ -27,6 +27,7 @@ from .analysis.engine import analyze_source
 from .analysis.findings import Finding
 from .analysis.fixes import apply_edits, fix_all_edits, index_fix, split_lines
 from .analysis.rules import RULES, selected
+from .analysis.workspace import Workspace
 from .config import (
     Config,
     ConfigError,
@@ -78,6 +79,8 @@ class Task:
     ignore: tuple[str, ...]
     fix: bool
     data: bytes | None = None
+    roots: tuple[str, ...] = ()       # folders other modules of the project are found in
+    interpreter: str | None = None    # the project's Python, for installed libraries
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,6 +107,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fix", action="store_true",
                         help="apply the index fixes (`sems` -> `sems.at[slot]`) in place, "
                              "then report what is left")
+    parser.add_argument("--python", metavar="PATH",
+                        help="the project's Python interpreter: names imported from libraries "
+                             "installed there are read too (default: only the project's files)")
     parser.add_argument("-j", "--jobs", type=_positive_int, default=None, metavar="N",
                         help="worker processes (default: one per core)")
 
@@ -211,6 +217,22 @@ def decode_source(data: bytes) -> tuple[str | None, str | None, str | None]:
     return text, encoding, None
 
 
+_workspaces: dict[tuple, Workspace] = {}
+
+
+def _workspace(task: Task) -> Workspace:
+    """One workspace per process and settings: modules read for one file serve the next."""
+    key = (task.roots, task.interpreter)
+    ws = _workspaces.get(key)
+    if ws is None:
+        ws = _workspaces[key] = Workspace(task.roots, task.interpreter)
+    return ws
+
+
+def _analyze(text: str, task: Task) -> list[Finding]:
+    return _select(analyze_source(text, task.path, _workspace(task)), task)
+
+
 def _select(findings: list[Finding], task: Task) -> list[Finding]:
     return [f for f in findings if selected(f.code, task.select, task.ignore)]
 
@@ -253,7 +275,7 @@ def _apply_fixes(task: Task, text: str, findings: list[Finding]) -> tuple[str, l
         if parsed and not _parses(new_text):
             break
         text, count = new_text, count + len(edits)
-        findings = _select(analyze_source(text, task.path), task)
+        findings = _analyze(text, task)
     return text, findings, count
 
 
@@ -269,7 +291,7 @@ def check_file(task: Task) -> FileResult:
     if not _CANDIDATE.search(data):
         return result
     try:
-        findings = _select(analyze_source(text, task.path), task)
+        findings = _analyze(text, task)
         if task.fix and findings:
             fixed_text, fixed_findings, count = _apply_fixes(task, text, findings)
             if count:
@@ -329,6 +351,16 @@ def _size(path: str) -> int:
         return 0
 
 
+def _roots(paths: list[str], configs: list[Config]) -> tuple[str, ...]:
+    """Where imports of the project's own modules are looked for (besides each file's own
+    package root): the working folder, the folders named on the command line and the
+    folders holding the configuration."""
+    roots = [os.getcwd()]
+    roots += [os.path.abspath(p) for p in paths if p != STDIN and os.path.isdir(p)]
+    roots += [str(c.root) for c in configs if c.root is not None]
+    return tuple(dict.fromkeys(roots))
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `check` with parsed arguments; returns the exit status."""
     try:
@@ -342,6 +374,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.python is not None and not (os.path.isfile(args.python)
+                                        and os.access(args.python, os.X_OK)):
+        raise UsageError(f"--python: {args.python}: not an executable file")
     select = _selectors(args.select, "--select")
     ignore = _selectors(args.ignore, "--ignore")
     if args.config is not None:
@@ -366,6 +401,7 @@ def _run(args: argparse.Namespace) -> int:
     for w in sorted({w for _, c, _ in files for w in c.warnings}):
         print(f"pallas-lsp check: warning: {w}", file=sys.stderr)
 
+    roots = _roots(args.paths, [c for _, c, _ in files])
     tasks = [
         Task(
             path=path,
@@ -373,6 +409,8 @@ def _run(args: argparse.Namespace) -> int:
             ignore=tuple(normalize_selectors(ignore) or ()) if ignore is not None else config.ignore,
             fix=args.fix,
             data=data,
+            roots=roots,
+            interpreter=args.python,
         )
         for path, config, data in files
     ]
