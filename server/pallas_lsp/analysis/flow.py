@@ -20,7 +20,7 @@ from . import api, checks
 from .symbols import LIBRARY_ROOTS, canonical, child
 from .values import (
     SLICE, UNKNOWN, Api, Bound, ModuleV, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
-    Partial, Sem, SemType, Seq, Site, SliceV, Special, allocate, join, join_all, map_sems,
+    Partial, Sem, SemType, Seq, SeqOf, Site, SliceV, Special, allocate, element, join, join_all, map_sems,
     semaphore_member,
 )
 
@@ -138,8 +138,7 @@ class Interpreter:
         elif t is ast.If:
             return self.exec_if(s, frame)
         elif t in (ast.For, ast.AsyncFor):
-            it = self.eval(s.iter, frame)
-            item = join_all(it.items) if isinstance(it, Seq) and it.items else UNKNOWN
+            item = element(self.eval(s.iter, frame))
             self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
         elif t is ast.While:
             self.eval(s.test, frame)
@@ -283,7 +282,7 @@ class Interpreter:
         cls = ClassV(s, frame, frame.block, path=frame.path)
         body_frame = Frame({}, frame, frame.block, depth=frame.depth, path=frame.path)
         for dec in s.decorator_list:
-            d = self.eval(dec, frame)
+            d = self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame)
             q = _callable_qname(d)
             if q in ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass"):
                 cls.is_dataclass = True
@@ -384,10 +383,27 @@ class Interpreter:
             return UNKNOWN
         if t is ast.Starred:
             return self.eval(node.value, frame)
+        if t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            return self.comprehension(node, node.elt, frame)
+        if t is ast.DictComp:
+            self.comprehension(node, node.value, frame)
+            return UNKNOWN
         if t is ast.Slice:
             return SLICE
         # comprehensions, f-strings, await, yield, ...: values we do not model
         return UNKNOWN
+
+    def comprehension(self, node, elt, frame):
+        """`[f(x) for x in xs if c]`: the element is evaluated once, for an abstract item."""
+        inner = Frame({}, frame, frame.block, frame.func, frame.depth, frame.path)
+        inner.stmt = frame.stmt
+        for gen in node.generators:
+            self.assign(gen.target, element(self.eval(gen.iter, inner)), inner)
+            for cond in gen.ifs:
+                self.eval(cond, inner)
+        value = self.eval(elt, inner)
+        frame.created.extend(inner.created)
+        return SeqOf(value)
 
     def eval_items(self, elts, frame):
         """Evaluate a tuple/list display; None when a starred part has unknown length."""
@@ -495,6 +511,8 @@ class Interpreter:
                     return Seq(base.items[lo.value:hi.value:st.value], base.is_list)
                 return UNKNOWN
             return join_all(base.items) if base.items else UNKNOWN
+        if isinstance(base, SeqOf):
+            return base if isinstance(node.slice, ast.Slice) else base.item
         if isinstance(base, Mapping) and isinstance(idx, Const):
             return base.items.get(idx.value, UNKNOWN)
         # `sem[i]` reads the semaphore's value: not a ref, not our concern.
@@ -795,6 +813,20 @@ class Interpreter:
             return UNKNOWN
         if q in api.ARRAY_SPECS:
             return Special("array_spec")
+        if q == "range":
+            return SeqOf(UNKNOWN)
+        if q == "enumerate":
+            v = args[0].value if args and args[0] is not STAR else UNKNOWN
+            if isinstance(v, Seq):
+                return Seq(tuple(Seq((Const(i), x)) for i, x in enumerate(v.items)))
+            return SeqOf(Seq((UNKNOWN, element(v))))
+        if q == "zip":
+            if not args or STAR in args:
+                return UNKNOWN
+            return SeqOf(Seq(tuple(element(a.value) for a in args)))
+        if q in ("reversed", "sorted", "iter"):
+            v = args[0].value if args and args[0] is not STAR else UNKNOWN
+            return SeqOf(element(v))
         if q in ("len",):
             v = args[0].value if args and args[0] is not STAR else UNKNOWN
             return Const(len(v.items)) if isinstance(v, Seq) else UNKNOWN
@@ -802,7 +834,9 @@ class Interpreter:
             v = args[0].value if args and args[0] is not STAR else UNKNOWN
             if not args:
                 return Seq((), q == "list")
-            return Seq(v.items, q == "list") if isinstance(v, Seq) else UNKNOWN
+            if isinstance(v, Seq):
+                return Seq(v.items, q == "list")
+            return v if isinstance(v, SeqOf) else UNKNOWN
         if q == "dict":
             if not args:
                 return Mapping({k: v.value for k, v in kwargs.items() if k != "**"}) if "**" not in kwargs else UNKNOWN

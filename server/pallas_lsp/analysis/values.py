@@ -99,6 +99,14 @@ class Seq:
 
 
 @dataclass(frozen=True, eq=False)
+class SeqOf:
+    """A list of unknown length whose items all have the abstract value `item`
+    (a comprehension, `range(...)`)."""
+
+    item: Any
+
+
+@dataclass(frozen=True, eq=False)
 class Mapping:
     items: dict
 
@@ -202,6 +210,8 @@ def join(a, b):
         if a.dims == b.dims or (a.dims and b.dims):
             return a
         return UNKNOWN
+    if isinstance(a, SeqOf) and isinstance(b, SeqOf):
+        return SeqOf(join(a.item, b.item))
     if isinstance(a, Api) and isinstance(b, Api) and a.qname == b.qname:
         return a
     if isinstance(a, SliceV) and isinstance(b, SliceV):
@@ -209,6 +219,15 @@ def join(a, b):
     if isinstance(a, Descriptor) and isinstance(b, Descriptor):
         return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
                           a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt)
+    return UNKNOWN
+
+
+def element(value):
+    """The abstract value of one item of an iterable."""
+    if isinstance(value, Seq):
+        return join_all(value.items) if value.items else UNKNOWN
+    if isinstance(value, SeqOf):
+        return value.item
     return UNKNOWN
 
 
