@@ -1,0 +1,340 @@
+"""Item 4: how semaphores flow (closures, pl.when, loops, helpers, tuples, `.at[...]`)."""
+
+import pytest
+
+from .helpers import analyze, found, line_of, text_at
+
+HEAD = """
+import functools
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+DMA = pltpu.SemaphoreType.DMA
+OUT = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+"""
+
+# A kernel whose semaphore `sem` is DMA((4, 3)); {use} is the semaphore argument.
+AT_TEMPLATE = HEAD + """
+def kernel(x_hbm, o_ref, sem):
+    i = pl.program_id(0)
+    j = pl.program_id(1)
+    idx = (1, 2)
+    cp = pltpu.make_async_copy(x_hbm, o_ref, {use})
+    cp.start()
+    cp.wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(4, 3),
+                          scratch_shapes=[DMA((4, 3))])(x)
+"""
+
+# (index expression, shape JAX reports, or None when JAX accepts it)
+AT_CASES = [
+    ("sem", (4, 3)),
+    ("sem.at[i]", (3,)),
+    ("sem.at[0]", (3,)),
+    ("sem.at[1, 2]", None),
+    ("sem.at[i, j]", None),
+    ("sem.at[i, 2]", None),
+    ("sem.at[idx]", None),
+    ("sem.at[i].at[j]", None),
+    ("sem.at[i].at[1]", None),
+    ("sem.at[:, 1]", (4,)),
+    ("sem.at[:, j]", (4,)),
+    ("sem.at[..., 0]", (4,)),
+    ("sem.at[i, ...]", (3,)),
+    ("sem.at[...]", (4, 3)),
+    ("sem.at[0:2]", (2, 3)),
+    ("sem.at[pl.ds(0, 2)]", (2, 3)),
+    ("sem.at[pl.ds(1, 1), 2]", (1,)),
+    ("sem.at[0].at[pl.ds(0, 1)]", (1,)),
+    ("sem.at[pl.ds(i, 1)].at[0]", (3,)),
+    ("sem.at[pl.ds(i, 1)].at[0, j]", None),
+    ("sem.at[pl.dslice(0, 2), 1]", (2,)),
+]
+
+
+@pytest.mark.parametrize("use,shape", AT_CASES, ids=[c[0] for c in AT_CASES])
+def test_at_indexing_rule(use, shape):
+    src = "\n" + AT_TEMPLATE.format(use=use)
+    if shape is None:
+        assert found(src) == []
+    else:
+        line = line_of(src, "make_async_copy(")
+        assert found(src) == [(line, "PAL001", shape)]
+
+
+def test_at_indexing_in_a_variable_then_chained():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    row = sems.at[pl.program_id(0)]
+    half = sems.at[pl.ds(0, 2)]
+    pltpu.async_copy(x_hbm, o_ref, row.at[1]).wait()
+    pltpu.async_copy(x_hbm, o_ref, half.at[0, 1]).wait()
+    pltpu.async_copy(x_hbm, o_ref, row).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((4, 2))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, row).wait()"), "PAL001", (2,))]
+
+
+def test_closure_captures_kernel_semaphore():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, buf, sems):
+    def start(slot):
+        pltpu.make_async_copy(x_hbm, buf, sems.at[slot]).start()
+
+    def wait_all():
+        pltpu.make_async_copy(x_hbm, buf, sems).start()
+
+    start(0)
+    wait_all()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT,
+                          scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "buf, sems).start()"), "PAL001", (2,))]
+
+
+def test_closure_never_called_is_still_checked():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    def unused():
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "(x_hbm, o_ref, sems).wait"), "PAL001", (2,))]
+
+
+def test_pl_when_body():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, done):
+    @pl.when(pl.program_id(0) == 0)
+    def _():
+        pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+        pl.semaphore_signal(done)
+
+    @pl.when(pl.program_id(0) > 0)
+    def _():
+        pl.semaphore_wait(sems)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(2,),
+                          scratch_shapes=[DMA((2,)), pltpu.SemaphoreType.REGULAR])(x)
+"""
+    assert found(src) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
+
+
+def test_fori_loop_body_and_carry():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    def body(i, carry):
+        slot = i % 2
+        pltpu.async_copy(x_hbm, o_ref, sems.at[slot]).wait()
+        return carry
+
+    lax.fori_loop(0, 8, body, 0)
+
+    def bad_body(i, sem_arg):
+        pltpu.async_copy(x_hbm, o_ref, sem_arg).wait()
+        return sem_arg
+
+    jax.lax.fori_loop(0, 8, bad_body, sems)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sem_arg)"), "PAL001", (2,))]
+
+
+def test_pl_loop_decorator():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    @pl.loop(0, 4)
+    def _(i):
+        pltpu.async_copy(x_hbm, o_ref, sems.at[i % 2]).wait()
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "(x_hbm, o_ref, sems).wait"), "PAL001", (2,))]
+
+
+def test_helper_is_flagged_at_the_call_site():
+    src = HEAD + """
+def copy_in(src, dst, sem):
+    cp = pltpu.make_async_copy(src, dst, sem)
+    cp.start()
+    return cp
+
+def kernel(x_hbm, o_ref, sems):
+    copy_in(x_hbm, o_ref, sems.at[0]).wait()
+    copy_in(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    call_line = line_of(src, "copy_in(x_hbm, o_ref, sems)")
+    (f,) = analyze(src)
+    assert (f.span.line + 1, f.code, f.shape) == (call_line, "PAL001", (2,))
+    assert text_at(src, f.span) == "sems"
+    assert "passed to `copy_in`, which starts a DMA with it at line" in f.message
+    use_line = line_of(src, "make_async_copy(src, dst, sem)")
+    assert f"at line {use_line}" in f.message
+    messages = {r.message: r.span.line + 1 for r in f.related}
+    assert messages["`copy_in` uses the semaphore here"] == use_line
+    assert messages["the semaphore array is declared here"] == line_of(src, "DMA((2,))])")
+    assert f.fix.guard_line + 1 == call_line
+    assert f.fix.index == ("0",)
+
+
+def test_helper_called_only_with_scalars_is_clean():
+    src = HEAD + """
+def copy_in(src, dst, sem):
+    pltpu.make_async_copy(src, dst, sem).start()
+
+def kernel(x_hbm, o_ref, sems, one):
+    copy_in(x_hbm, o_ref, sems.at[1])
+    copy_in(x_hbm, o_ref, one)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA])(x)
+"""
+    assert found(src) == []
+
+
+def test_helper_chain_reports_the_outermost_call():
+    src = HEAD + """
+def inner(src, dst, sem):
+    pltpu.async_copy(src, dst, sem).wait()
+
+def outer(src, dst, sems):
+    inner(src, dst, sems)
+
+def kernel(x_hbm, o_ref, sems):
+    outer(x_hbm, o_ref, sems)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "outer(x_hbm, o_ref, sems)"), "PAL001", (2,))]
+
+
+def test_helper_indexes_what_it_receives():
+    src = HEAD + """
+def copy_slot(src, dst, sems, slot):
+    pltpu.async_copy(src, dst, sems.at[slot]).wait()
+
+def kernel(x_hbm, o_ref, sems2d):
+    copy_slot(x_hbm, o_ref, sems2d.at[0], 1)
+    copy_slot(x_hbm, o_ref, sems2d, 1)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2, 2))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems2d, 1)"), "PAL001", (2,))]
+
+
+def test_tuple_packing_and_unpacking():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, send, recv):
+    pair = (send, recv)
+    a, b = pair
+    s, *rest = [send.at[0], recv]
+    pltpu.async_copy(x_hbm, o_ref, a.at[1]).wait()
+    pltpu.async_copy(x_hbm, o_ref, s).wait()
+    pltpu.async_copy(x_hbm, o_ref, rest[0]).wait()
+    pltpu.async_copy(x_hbm, o_ref, pair[1]).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA((3,))])(x)
+"""
+    assert found(src) == [
+        (line_of(src, "o_ref, rest[0])"), "PAL001", (3,)),
+        (line_of(src, "o_ref, pair[1])"), "PAL001", (3,)),
+    ]
+
+
+def test_select_ref_of_two_views_is_scalar():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sem, other):
+    i = pl.program_id(0)
+    pltpu.async_copy(x_hbm, o_ref, pl.select_ref(i % 2, sem.at[0], sem.at[1])).wait()
+    pltpu.async_copy(x_hbm, o_ref, pl.select_ref(i % 2, sem, other)).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(2,),
+                          scratch_shapes=[DMA((2,)), DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "(i % 2, sem, other)"), "PAL001", (2,))]
+
+
+def test_branch_join_scalar_on_one_path_is_silent():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, one, flag_ref):
+    if flag_ref is None:
+        s = one
+    else:
+        s = sems
+    pltpu.async_copy(x_hbm, o_ref, s).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA])(x)
+"""
+    assert found(src) == []
+
+
+def test_branch_join_non_scalar_on_every_path_is_flagged():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, more, flag_ref):
+    if flag_ref is None:
+        s = sems
+    else:
+        s = more
+    pltpu.async_copy(x_hbm, o_ref, s).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA((4,))])(x)
+"""
+    (f,) = analyze(src)
+    assert (f.span.line + 1, f.code) == (line_of(src, "o_ref, s)"), "PAL001")
+
+
+def test_static_python_condition_is_followed():
+    """A branch on a module constant is decided statically, like Python at trace time."""
+    src = HEAD + """
+USE_BANKS = False
+
+def kernel(x_hbm, o_ref, sems):
+    sem = sems if USE_BANKS else sems.at[0]
+    pltpu.async_copy(x_hbm, o_ref, sem).wait()
+    if USE_BANKS:
+        pl.semaphore_wait(sems)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == []
+
+
+def test_reassignment_replaces_the_value():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    sem = sems
+    sem = sem.at[pl.program_id(0) % 2]
+    pltpu.async_copy(x_hbm, o_ref, sem).wait()
+    sem = sems
+    pltpu.async_copy(x_hbm, o_ref, sem).wait()  # whole again
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "# whole again"), "PAL001", (2,))]
