@@ -388,3 +388,69 @@ def test_helpers_imported_from_another_module_of_the_project(tmp_path):
     (item,) = json.loads(r.stdout)
     assert (item["path"], item["code"], item["line"]) == (
         os.path.join("pkg", "kernel.py"), "PAL001", DMA_BUG_LINE + 2)
+
+
+# ---------------------------------------------------------------------------------------
+# serving LSP (the default command)
+
+
+def _initialize_message() -> bytes:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"processId": None, "rootUri": None, "capabilities": {}}})
+    return f"Content-Length: {len(body)}\r\n\r\n{body}".encode()
+
+
+def _read_response(stream) -> dict:
+    """The response with id 1, skipping notifications the server may send first."""
+    while True:
+        length = None
+        while (line := stream.readline()) not in (b"\r\n", b""):
+            key, _, value = line.decode().partition(":")
+            if key.lower() == "content-length":
+                length = int(value)
+        assert length is not None, "the server closed the stream"
+        message = json.loads(stream.read(length))
+        if message.get("id") == 1:
+            return message
+
+
+def test_serves_lsp_over_stdio():
+    proc = subprocess.Popen([sys.executable, "-m", "pallas_lsp"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV)
+    try:
+        proc.stdin.write(_initialize_message())
+        proc.stdin.flush()
+        assert _read_response(proc.stdout)["result"]["serverInfo"]["name"] == "pallas-lsp"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_serves_lsp_over_tcp_with_a_log_file(tmp_path):
+    import socket
+    import time
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path / "server.log"
+    proc = subprocess.Popen([sys.executable, "-m", "pallas_lsp", "--tcp", f"127.0.0.1:{port}",
+                             "--log-file", str(log), "-v"], env=ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "server did not listen"
+                time.sleep(0.1)
+        with conn:
+            conn.sendall(_initialize_message())
+            response = _read_response(conn.makefile("rb"))
+        assert response["result"]["serverInfo"]["name"] == "pallas-lsp"
+        assert "pallas-lsp" in log.read_text()
+    finally:
+        proc.kill()
+        proc.wait()
