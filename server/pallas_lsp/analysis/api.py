@@ -94,3 +94,22 @@ EMPTY_REF_LIKE = frozenset({"pl.empty_ref_like", "pltpu.empty_ref_like"})
 # Values that describe one array (one output of a pallas_call when given as out_shape).
 ARRAY_SPECS = frozenset({"jax.ShapeDtypeStruct", "pl.MemoryRef", "pltpu.VMEM", "pltpu.SMEM", "pltpu.HBM",
                          "pltpu.ANY", "pl.ANY", "pltpu.MemorySpace.VMEM", "pltpu.MemorySpace.SMEM"})
+
+
+def _known_names():
+    names = set(CHECKED_CALLS) | set(INVOKERS) | SEMAPHORE_SPACES | BARRIER_PRODUCERS | GRID_SPECS \
+        | INDEX_KEEPERS | SELECTORS | EMPTY_REF_LIKE | ARRAY_SPECS
+    for prefix in ("pltpu", "plgpu", "pl"):
+        for kind in ("DMA", "REGULAR", "BARRIER"):
+            names.add(f"{prefix}.SemaphoreType.{kind}")
+    out = set()
+    for n in names:
+        parts = n.split(".")
+        for i in range(2, len(parts) + 1):
+            out.add(".".join(parts[:i]))
+    return frozenset(out)
+
+
+# Every Pallas name the analysis knows, and their dotted prefixes ("pltpu.SemaphoreType"):
+# what a `from jax.experimental.pallas.tpu import *` is taken to provide.
+KNOWN_NAMES = _known_names()

@@ -21,17 +21,19 @@ import builtins
 import logging
 
 from . import checks
+from .api import KNOWN_NAMES
 from .findings import Finding
 from .flow import Budget, Context, Frame, Interpreter, import_bindings
 from .parse import Block, BlockList
 from .suppression import apply_noqa
-from .symbols import LIBRARY_ROOTS
+from .symbols import LIBRARY_ROOTS, canonical, resolve_relative
 from .values import UNKNOWN, Api
 from .workspace import package_of
 
 log = logging.getLogger(__name__)
 
 _BUILTINS = frozenset(dir(builtins))
+STAR_IMPORT = "*"   # pseudo-name bound by `from module import *`
 _PALLAS_ROOTS = ("pl", "pltpu", "plgpu")
 
 
@@ -54,6 +56,8 @@ def _bound_names(stmts, out):
             for alias in s.names:
                 if alias.name != "*":
                     out.add(alias.asname or alias.name.split(".")[0])
+                else:
+                    out.add(STAR_IMPORT)
         elif t in (ast.If, ast.While):
             _bound_names(s.body, out)
             _bound_names(s.orelse, out)
@@ -104,6 +108,10 @@ class ModuleState:
         block = self.bindings.get(name)
         ctx.deps[name] = block.key if block is not None else None
         if block is None:
+            if STAR_IMPORT in self.bindings:
+                value = self.star_value(name, ctx)
+                if value is not None:
+                    return value
             return Api(name) if name in _BUILTINS else UNKNOWN
         env = self.block_env(block, ctx)
         return env.get(name, UNKNOWN)
@@ -129,6 +137,30 @@ class ModuleState:
         env, deps = cached
         ctx.deps.update(deps)
         return env
+
+    def star_value(self, name, ctx):
+        """`name` through a `from module import *` (a re-export), if that module has it."""
+        ctx.deps[STAR_IMPORT] = self.bindings[STAR_IMPORT].key
+        for block in reversed(self.blocks):
+            if STAR_IMPORT not in block_names(block):
+                continue
+            for stmt in ast.walk(block.tree):
+                if not (isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)):
+                    continue
+                mod = resolve_relative(stmt.module, stmt.level, self.package)
+                if not mod:
+                    continue
+                qname = canonical(f"{mod}.{name}")
+                if qname.split(".")[0] in _PALLAS_ROOTS:
+                    if qname in KNOWN_NAMES:
+                        return Api(qname)
+                    continue
+                if self.workspace is not None and mod.split(".")[0] not in LIBRARY_ROOTS:
+                    foreign = self.workspace.module(mod, self.path)
+                    if foreign is not None and (name in foreign.state.bindings or STAR_IMPORT in foreign.state.bindings):
+                        ctx.deps["@" + mod] = self.workspace.version(mod)
+                        return foreign.value(name, ctx)
+        return None
 
     def import_values(self, stmt, frame, ctx):
         out = []

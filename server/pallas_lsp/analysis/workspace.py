@@ -69,7 +69,7 @@ class ForeignModule:
         self.state = ModuleState(blocks, bindings, path, package, workspace, loc_path=path)
 
     def value(self, attr, ctx):
-        return self.state.global_value(attr, ctx, None)
+        return self.state.global_value(attr, _DepSink(ctx) if not hasattr(ctx, "deps") else ctx, None)
 
 
 class Workspace:
