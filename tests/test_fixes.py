@@ -260,6 +260,20 @@ def test_guard_fix_above_a_multiline_statement():
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "def k(sems, first):\n    if first:\n        pass\n    else: pl.semaphore_signal(sems)\n",
+        "def k(sems):\n    try:\n        pass\n    finally: pl.semaphore_signal(sems)\n",
+        "def k(sems):\n    x = 1 + \\\n    pl.semaphore_signal(sems)\n",
+    ],
+)
+def test_no_guard_where_a_line_cannot_go(text):
+    lines = split_lines(text)
+    f = make(text, "sems", code="PAL002", guard_line=len(lines) - 1, guard_indent="    ")
+    assert guard_fix(f, lines) is None
+
+
+@pytest.mark.parametrize(
     "target, expected",
     [
         ('scratch["sem"]',

@@ -217,10 +217,21 @@ def guard_statement(target: str, indent: str) -> str | None:
     return f"{indent}assert {target}.shape == (), {message}\n"
 
 
+_CLAUSE = re.compile(r"[ \t]*(?:else|elif|except|finally)\b")
+
+
 def guard_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
-    """(b) Insert `assert <sem>.shape == (), ...` on its own line above the statement."""
+    """(b) Insert `assert <sem>.shape == (), ...` on its own line above the statement.
+
+    Not offered where a line cannot go: above `else: call(sems)` (or elif/except/finally),
+    or after a line ending in a `\\` continuation.
+    """
     fix = finding.fix
     if fix is None or not fix.guard_target or not (0 <= fix.guard_line < len(lines)):
+        return None
+    if _CLAUSE.match(lines[fix.guard_line]):
+        return None
+    if fix.guard_line > 0 and _content(lines[fix.guard_line - 1]).rstrip().endswith("\\"):
         return None
     statement = guard_statement(fix.guard_target, fix.guard_indent)
     if statement is None:
