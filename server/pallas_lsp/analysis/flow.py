@@ -28,6 +28,9 @@ MAX_DEPTH = 16
 STEP_BUDGET = 400_000
 
 
+_LIST_METHODS = frozenset({"append", "extend", "insert"})
+
+
 class Budget(Exception):
     """The entry used up its step budget: findings so far stand, the rest is unknown."""
 
@@ -522,10 +525,15 @@ class Interpreter:
         """`sem.at[...]`: an integer or scalar index drops a dimension; a slice, `pl.ds`
         or `...` keeps it.  Chains compose because the result is a Sem again."""
         elts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
-        kinds = []   # "drop", "keep", "full" (a bare `:`), "ellipsis"
+        kinds = []   # "drop", ("keep", size or None), "full" (a bare `:`), "ellipsis"
         for e in elts:
             if isinstance(e, ast.Slice):
-                kinds.append("full" if e.lower is None and e.upper is None and e.step is None else "keep")
+                if e.lower is None and e.upper is None and e.step is None:
+                    kinds.append("full")
+                else:
+                    bounds = [self.eval(p, frame) if p is not None else Const(None) for p in (e.lower, e.upper, e.step)]
+                    ok = all(isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in bounds)
+                    kinds.append(("slice", tuple(b.value for b in bounds) if ok else None))
                 continue
             if isinstance(e, ast.Starred):
                 return UNKNOWN
@@ -533,14 +541,14 @@ class Interpreter:
             if isinstance(v, Const) and v.value is Ellipsis:
                 kinds.append("ellipsis")
             elif isinstance(v, SliceV):
-                kinds.append("keep")
+                kinds.append(("keep", v.size))
             elif isinstance(v, Seq):
                 # an index tuple held in a variable
                 for item in v.items:
                     if isinstance(item, Const) and item.value is Ellipsis:
                         kinds.append("ellipsis")
                     elif isinstance(item, SliceV):
-                        kinds.append("keep")
+                        kinds.append(("keep", item.size))
                     else:
                         kinds.append("drop")
             else:
@@ -561,8 +569,12 @@ class Interpreter:
             elif k == "full":
                 out.append(dims[pos])
                 pos += 1
-            elif k == "keep":
-                out.append("?")
+            elif isinstance(k, tuple):
+                size = k[1]
+                if k[0] == "slice":
+                    d = dims[pos]
+                    size = len(range(d)[slice(*k[1])]) if k[1] is not None and type(d) is int and d < 1 << 20 else None
+                out.append(size if size is not None else "?")
                 pos += 1
             else:
                 pos += 1
@@ -598,12 +610,42 @@ class Interpreter:
         return args, kwargs
 
     def eval_call(self, node, frame):
-        callee = self.eval(node.func, frame)
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS and isinstance(func.value, ast.Name):
+            return self.list_method(node, frame)
+        callee = self.eval(func, frame)
         args, kwargs = self.eval_args(node, frame)
         if args is None:
             self.callbacks_unknown_call([], {}, frame)
             return UNKNOWN
         return self.call(callee, args, kwargs, node, frame)
+
+    def list_method(self, node, frame):
+        """`scratch.append(x)` / `.extend(xs)` / `.insert(i, x)` on a list variable."""
+        name = node.func.value.id
+        base = self.lookup(name, frame)
+        args, kwargs = self.eval_args(node, frame)
+        if not isinstance(base, Seq) or not base.is_list:
+            if args:
+                self.callbacks_unknown_call(args, kwargs or {}, frame)
+            return UNKNOWN
+        method = node.func.attr
+        new = UNKNOWN
+        if args is not None and not kwargs and STAR not in args:
+            vals = [a.value for a in args]
+            if method == "append" and len(vals) == 1:
+                new = Seq(base.items + (vals[0],), True)
+            elif method == "extend" and len(vals) == 1 and isinstance(vals[0], Seq):
+                new = Seq(base.items + vals[0].items, True)
+            elif method == "insert" and len(vals) == 2 and isinstance(vals[0], Const) and type(vals[0].value) is int:
+                items = list(base.items)
+                items.insert(vals[0].value, vals[1])
+                new = Seq(tuple(items), True)
+        f = frame
+        while f is not None and name not in f.env:
+            f = f.parent
+        (f or frame).env[name] = new
+        return Const(None)
 
     def call(self, callee, args, kwargs, node, frame, helper=True):
         """Call an abstract callable.  `helper`: a direct call from user code (so a
@@ -756,6 +798,9 @@ class Interpreter:
         if q in api.BARRIER_PRODUCERS:
             return Sem("BARRIER", (), frame.loc(node) if node is not None else None)
         if q in api.INDEX_KEEPERS:
+            size = args[1] if len(args) > 1 and args[1] is not STAR else kwargs.get("size")
+            if size is not None and isinstance(size.value, Const) and type(size.value.value) is int:
+                return SliceV(size.value.value)
             return SLICE
         if q in api.SELECTORS:
             vals = [a.value for a in args[1:3] if a is not STAR]

@@ -43,7 +43,10 @@ class Const:
 
 @dataclass(frozen=True)
 class SliceV:
-    """A slice, `pl.ds(...)` / `pl.dslice(...)`: an index that keeps its dimension."""
+    """A slice, `pl.ds(...)` / `pl.dslice(...)`: an index that keeps its dimension
+    (`size`: its length when static, e.g. `pl.ds(i, 2)`)."""
+
+    size: int | None = None
 
 
 SLICE = SliceV()
