@@ -37,6 +37,7 @@ from oracle_lib import (
     analyze,
     analyzer_workspace,
     expected_message,
+    has_entry,
     jax_available,
     jax_site_lines,
     mutants,
@@ -79,22 +80,55 @@ def why_jax_accepts(m, verdict: str | None) -> str:
     return "JAX accepted it: check this one"
 
 
-def write_mutant(m, into: Path) -> Path:
-    """Write the mutant where it imports like the original (its package copied along)."""
+def write_mutant(m, into: Path) -> tuple[Path, list[Path]]:
+    """Write the mutant where it imports like the original, its package copied along.
+
+    Returns the mutated file and every module of the copy (the file alone outside a
+    package): the ones to analyse and trace for a mutant that others import.
+    """
     src = m.path.resolve()
     top = src.parent
     while (top / "__init__.py").exists():
         top = top.parent
     if top == src.parent:
         target = into / src.name
+        files = [target]
     else:
         pkg_root = src.relative_to(top).parts[0]
         shutil.copytree(top / pkg_root, into / pkg_root,
                         ignore=shutil.ignore_patterns("__pycache__"))
         target = into / src.relative_to(top)
-    target.parent.mkdir(parents=True, exist_ok=True)
+        files = sorted((into / pkg_root).rglob("*.py"))
     target.write_text(m.source)
-    return target
+    return target, files
+
+
+def check_direct(m, baseline, workspace) -> dict:
+    """Flagged on the mutated line (or at a helper's call site pointing at it)?"""
+    new = [f for f in analyze(m.path, m.source, workspace) if (f.span, f.code) not in baseline]
+    here = [f for f in new if f.span.line + 1 == m.line]
+    # A helper that uses a semaphore parameter is flagged at its call sites, with a
+    # related location pointing at the use inside the helper (the mutated line).
+    via = [f for f in new
+           if any(r.path is None and r.span.line + 1 == m.line for r in f.related)]
+    found = here or via
+    best = next((f for f in found if f.severity == "error"), found[0] if found else None)
+    return {"mutant": m, "finding": best, "via_call_site": not here and bool(via)}
+
+
+def check_indirect(m, tmp: Path) -> dict:
+    """Any finding in the mutated module or the package modules importing it?"""
+    _, files = write_mutant(m, tmp)
+    ws = analyzer_workspace(tmp)
+    found = [(f_path, f) for f_path in files for f in analyze(f_path, workspace=ws)]
+    best = next((x for x in found if x[1].severity == "error"), found[0] if found else None)
+    return {"mutant": m, "finding": best[1] if best else None,
+            "where": rel_tmp(best[0], tmp) if best else None,
+            "entries": [f for f in files if has_entry(ast.parse(f.read_text()))]}
+
+
+def rel_tmp(path: Path, tmp: Path) -> str:
+    return str(Path(path).relative_to(tmp))
 
 
 def main(argv=None) -> int:
@@ -110,123 +144,155 @@ def main(argv=None) -> int:
 
     workspace = analyzer_workspace()
     modules = correct_modules()
+    with tempfile.TemporaryDirectory(prefix="pallas-mutants-") as tmp:
+        return run(args, workspace, modules, Path(tmp))
+
+
+def run(args, workspace, modules, tmp: Path) -> int:
     t0 = time.perf_counter()
-
     # 1. False alarms on correct code.
-    false_errors, false_warnings = [], []
-    for path in modules:
-        for f in analyze(path, workspace=workspace):
-            (false_errors if f.severity == "error" else false_warnings).append((path, f))
+    found = {p: analyze(p, workspace=workspace) for p in modules}
+    false_errors = [(p, f) for p in modules for f in found[p] if f.severity == "error"]
+    false_warnings = [(p, f) for p in modules for f in found[p] if f.severity != "error"]
+    baseline = {p: {(f.span, f.code) for f in found[p]} for p in modules}
 
-    # 2. Mutants.
-    baseline = {p: {(f.span, f.code) for f in analyze(p, workspace=workspace)} for p in modules}
-    results = []
-    for m in (m for p in modules for m in mutants(p)):
-        new = [f for f in analyze(m.path, m.source, workspace)
-               if (f.span, f.code) not in baseline[m.path]]
-        here = [f for f in new if f.span.line + 1 == m.line]
-        # A helper that uses a semaphore parameter is flagged at its call sites, with a
-        # related location pointing at the use inside the helper (the mutated line).
-        via = [f for f in new if any(r.path is None and r.span.line + 1 == m.line
-                                     for r in f.related)]
-        found = here or via
-        best = next((f for f in found if f.severity == "error"), found[0] if found else None)
-        results.append({"mutant": m, "finding": best, "via_call_site": not here and bool(via)})
+    # 2. Mutants: direct (DMA / semaphore call arguments) and indirect (views that reach
+    #    a DMA through a helper, a binding or an accessor).
+    direct = [check_direct(m, baseline[p], workspace) for p in modules for m in mutants(p)]
+    indirect = []
+    for i, m in enumerate(m for p in modules for m in mutants(p, indirect=True)):
+        d = tmp / f"i{i:04d}"
+        d.mkdir()
+        indirect.append(check_indirect(m, d))
     analysis_s = time.perf_counter() - t0
-    caught = [r for r in results if r["finding"] is not None]
-    missed = [r for r in results if r["finding"] is None]
-    rate = len(caught) / len(results) if results else 1.0
+    caught = [r for r in direct if r["finding"] is not None]
+    rate = len(caught) / len(direct) if direct else 1.0
 
-    # 3. JAX on every mutant.
-    jax_rows = []
+    # 3. JAX on every mutant (one run for all of them).
     if args.jax:
-        with tempfile.TemporaryDirectory(prefix="pallas-mutants-") as tmp:
-            files = []
-            for i, r in enumerate(results):
-                d = Path(tmp) / f"m{i:04d}"
-                d.mkdir()
-                files.append(write_mutant(r["mutant"], d))
-            recs = run_jax(files, jobs=args.jobs)
-            for r, file in zip(results, files):
-                rec = recs.get(os.path.realpath(file), {"status": "error", "message": "no record"})
-                frames = [ln for f, ln in rec.get("frames", []) if f == os.path.realpath(file)]
-                sites = jax_site_lines(ast.parse(r["mutant"].source), frames)
-                jax_rows.append({**r, "jax": rec, "same_statement": r["mutant"].line in sites})
+        files = []
+        for i, r in enumerate(direct):
+            d = tmp / f"d{i:04d}"
+            d.mkdir()
+            r["file"] = write_mutant(r["mutant"], d)[0]
+            files.append(r["file"])
+        for r in indirect:
+            files.extend(r["entries"])
+        recs = run_jax(files, jobs=args.jobs)
+        none = {"status": "error", "message": "no record", "frames": []}
+        for r in direct:
+            real = os.path.realpath(r["file"])
+            r["jax"] = rec = recs.get(real, none)
+            frames = [ln for f, ln in rec["frames"] if f == real]
+            r["same_statement"] = r["mutant"].line in jax_site_lines(
+                ast.parse(r["mutant"].source), frames)
+        for r in indirect:
+            got = [recs.get(os.path.realpath(f), none) for f in r["entries"]]
+            r["jax"] = next((g for g in got if g["status"] == "sem_error"),
+                            got[0] if got else none)
 
-    # -- report ------------------------------------------------------------------------
-    print(f"pallas-lsp accuracy bench: {len(modules)} correct modules, "
-          f"{len(results)} mutants (analysis {analysis_s:.1f} s)")
+    disagreements = report(args, modules, direct, indirect, false_errors, false_warnings,
+                           rate, analysis_s)
+    if args.json:
+        write_json(args.json, modules, direct, indirect, false_errors, false_warnings, rate)
+    if args.strict and (false_errors or rate < CATCH_GOAL or disagreements):
+        print("FAIL (--strict)")
+        return 1
+    return 0
+
+
+def report(args, modules, direct, indirect, false_errors, false_warnings, rate, analysis_s):
+    """Print the figures; return the direct mutants where the analyzer and JAX disagree."""
+    print(f"pallas-lsp accuracy bench: {len(modules)} correct modules, {len(direct)} direct "
+          f"and {len(indirect)} indirect mutants (analysis {analysis_s:.1f} s)")
     print(f"false errors on correct code:   {len(false_errors)}   (goal 0)")
     for path, f in false_errors:
         print(f"  {rel(path)}:{_fmt(f)}")
     print(f"false warnings on correct code: {len(false_warnings)}")
     for path, f in false_warnings:
         print(f"  {rel(path)}:{_fmt(f)}")
+    caught = [r for r in direct if r["finding"] is not None]
     errors = sum(1 for r in caught if r["finding"].severity == "error")
     via = sum(1 for r in caught if r["via_call_site"])
-    print(f"mutants caught on their line:   {len(caught)}/{len(results)} = {rate:.1%}   "
+    print(f"direct mutants caught on their line: {len(caught)}/{len(direct)} = {rate:.1%}   "
           f"(goal 100%, at least {CATCH_GOAL:.0%}; {errors} as errors, "
-          f"{len(caught) - errors} as warnings; {via} of them flagged at the helper's call "
-          f"sites, pointing at the line)")
-    for r in missed:
-        print(f"  MISSED {r['mutant'].label}")
+          f"{len(caught) - errors} as warnings; {via} flagged at a helper's call site "
+          f"that points at the line)")
+    for r in direct:
+        if r["finding"] is None:
+            print(f"  MISSED {r['mutant'].label}")
+    seen = [r for r in indirect if r["finding"] is not None]
+    print(f"indirect mutants detected (a finding in the module or its package): "
+          f"{len(seen)}/{len(indirect)}")
+    for r in indirect:
+        if r["finding"] is None:
+            print(f"  MISSED {r['mutant'].label}")
 
     disagreements = []
-    if args.jax:
-        rejected = [j for j in jax_rows if j["jax"]["status"] == "sem_error"]
-        broken = [j for j in jax_rows if j["jax"]["status"] not in ("sem_error", "ok")]
-        accepted = [j for j in jax_rows if j["jax"]["status"] == "ok"]
-        same = sum(1 for j in rejected if j["same_statement"])
-        words = sum(
-            1 for j in rejected
-            if j["finding"] is not None and j["finding"].message.startswith(
-                expected_message(j["jax"]["kind"], j["jax"]["shape"]))
-        )
-        print(f"mutants JAX confirms (raises the shape error): {len(rejected)}/{len(jax_rows)}"
-              f"   ({same} raised on the mutated statement or the start of the descriptor "
-              f"it builds; analyzer message = JAX's words and shape for {words})")
-        for j in rejected:
-            f = j["finding"]
-            if f is None or f.severity != "error":
-                disagreements.append(j)
-                print(f"  JAX REJECTS, analyzer {'silent' if f is None else 'warns only'}: "
-                      f"{j['mutant'].label}: {j['jax']['message']}")
-            elif not f.message.startswith(expected_message(j["jax"]["kind"], j["jax"]["shape"])):
-                print(f"  shape/wording differs: {j['mutant'].label}: JAX {j['jax']['message']!r}"
-                      f" / analyzer {f.message!r}")
-        print(f"mutants JAX accepts: {len(accepted)}")
-        for j in accepted:
-            f = j["finding"]
-            verdict = f.severity if f else None
-            if verdict == "error" and j["mutant"].call not in ("core_barrier",):
-                disagreements.append(j)
-            print(f"  {j['mutant'].label}: {why_jax_accepts(j['mutant'], verdict)}"
-                  f" [analyzer: {verdict or 'silent'}]")
-        for j in broken:
-            print(f"  JAX failed for another reason: {j['mutant'].label}: {j['jax'].get('message')}")
+    if not args.jax:
+        return disagreements
+    rejected = [r for r in direct if r["jax"]["status"] == "sem_error"]
+    accepted = [r for r in direct if r["jax"]["status"] == "ok"]
+    broken = [r for r in direct if r["jax"]["status"] not in ("sem_error", "ok")]
+    same = sum(1 for r in rejected if r["same_statement"])
+    words = sum(
+        1 for r in rejected
+        if r["finding"] is not None and r["finding"].message.startswith(
+            expected_message(r["jax"]["kind"], r["jax"]["shape"]))
+    )
+    print(f"direct mutants JAX confirms (raises the shape error): {len(rejected)}/{len(direct)}"
+          f"   ({same} raised on the mutated statement or where its descriptor is started; "
+          f"analyzer message = JAX's words and shape for {words})")
+    for r in rejected:
+        f = r["finding"]
+        want = expected_message(r["jax"]["kind"], r["jax"]["shape"])
+        if f is None or f.severity != "error":
+            disagreements.append(r)
+            print(f"  JAX REJECTS, analyzer {'silent' if f is None else 'warns only'}: "
+                  f"{r['mutant'].label}: {r['jax']['message']}")
+        elif not f.message.startswith(want):
+            print(f"  shape/wording differs: {r['mutant'].label}: JAX {want!r} / analyzer "
+                  f"{f.message.split(' — ')[0]!r}")
+    print(f"direct mutants JAX accepts: {len(accepted)}")
+    for r in accepted:
+        verdict = r["finding"].severity if r["finding"] else None
+        if verdict == "error" and r["mutant"].call != "core_barrier":
+            disagreements.append(r)
+        print(f"  {r['mutant'].label}: {why_jax_accepts(r['mutant'], verdict)}"
+              f" [analyzer: {verdict or 'silent'}]")
+    for r in broken:
+        print(f"  JAX failed for another reason: {r['mutant'].label}: {r['jax']['message']}")
+    conf = [r for r in indirect if r["jax"]["status"] == "sem_error"]
+    print(f"indirect mutants JAX confirms: {len(conf)}/{len(indirect)}")
+    for r in indirect:
+        f, status = r["finding"], r["jax"]["status"]
+        if status == "sem_error" and f is None:
+            print(f"  JAX REJECTS, analyzer silent: {r['mutant'].label}: {r['jax']['message']}")
+        elif status == "ok":
+            print(f"  JAX accepts: {r['mutant'].label}: the view only reaches a wait or a read"
+                  f" [analyzer: {f.severity if f else 'silent'}]")
+        elif status != "sem_error":
+            print(f"  JAX failed for another reason: {r['mutant'].label}: {r['jax']['message']}")
+    return disagreements
 
-    if args.json:
-        out = {
-            "modules": [rel(p) for p in modules],
-            "false_errors": [{"path": rel(p), "finding": _fmt(f)} for p, f in false_errors],
-            "false_warnings": [{"path": rel(p), "finding": _fmt(f)} for p, f in false_warnings],
-            "mutants": [
-                {
-                    "label": r["mutant"].label,
-                    "line": r["mutant"].line,
-                    "analyzer": _fmt(r["finding"]) if r["finding"] else None,
-                    "jax": (j["jax"]["status"], j["jax"].get("message")) if j else None,
-                }
-                for r, j in zip(results, jax_rows or [None] * len(results))
-            ],
-            "catch_rate": rate,
+
+def write_json(out, modules, direct, indirect, false_errors, false_warnings, rate):
+    def row(r):
+        return {
+            "mutant": r["mutant"].label,
+            "line": r["mutant"].line,
+            "analyzer": _fmt(r["finding"]) if r["finding"] else None,
+            "jax": [r["jax"]["status"], r["jax"].get("message")] if "jax" in r else None,
         }
-        Path(args.json).write_text(json.dumps(out, indent=1))
 
-    if args.strict and (false_errors or rate < CATCH_GOAL or disagreements):
-        print("FAIL (--strict)")
-        return 1
-    return 0
+    Path(out).write_text(json.dumps({
+        "modules": [rel(p) for p in modules],
+        "false_errors": [{"path": rel(p), "finding": _fmt(f)} for p, f in false_errors],
+        "false_warnings": [{"path": rel(p), "finding": _fmt(f)} for p, f in false_warnings],
+        "direct_catch_rate": rate,
+        "direct": [row(r) for r in direct],
+        "indirect": [row(r) for r in indirect],
+    }, indent=1))
 
 
 if __name__ == "__main__":

@@ -92,11 +92,7 @@ class SemArg:
     @property
     def is_at_index(self) -> bool:
         """``X.at[...]``: the form the mutation bench strips."""
-        return (
-            isinstance(self.node, ast.Subscript)
-            and isinstance(self.node.value, ast.Attribute)
-            and self.node.value.attr == "at"
-        )
+        return _is_at_index(self.node)
 
 
 def sem_args(tree: ast.Module) -> list[SemArg]:
@@ -144,16 +140,69 @@ class Mutant:
         return f"{rel(self.path)}:{self.line}: {self.call}({self.role}={self.original} -> {self.replacement})"
 
 
-def mutants(path: Path, source: str | None = None) -> list[Mutant]:
-    """One mutant per ``X.at[...]`` semaphore argument: the outermost index stripped."""
+def _is_at_index(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "at")
+
+
+def _root_name(node: ast.expr) -> str:
+    """``self.p1_send_sem.at[i]`` -> "p1_send_sem": the last plain name in the chain."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Attribute):
+            if node.attr != "at":
+                return node.attr
+            node = node.value
+        elif isinstance(node, ast.Name):
+            return node.id
+        else:
+            return ""
+
+
+def indirect_sites(tree: ast.Module) -> list[tuple[str, str, ast.expr]]:
+    """Semaphore views that reach a DMA indirectly: ``X.at[...]`` (X named like a
+    semaphore) passed to a helper, bound to a name, or returned by an accessor."""
+    direct = {id(a.node) for a in sem_args(tree)}
+    out = []
+
+    def semish(node):
+        return (_is_at_index(node) and id(node) not in direct
+                and "sem" in _root_name(node).lower())
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            callee = _call_name(node.func, {}) or "?"
+            if callee == "select_ref":
+                continue
+            for a in node.args:
+                if semish(a):
+                    out.append((callee, "arg", a))
+            for k in node.keywords:
+                if semish(k.value):
+                    out.append((callee, k.arg or "**", k.value))
+        elif isinstance(node, ast.Assign) and semish(node.value):
+            out.append(("=", "view", node.value))
+        elif isinstance(node, ast.Return) and node.value is not None and semish(node.value):
+            out.append(("return", "accessor", node.value))
+    return sorted(out, key=lambda t: (t[2].lineno, t[2].col_offset))
+
+
+def mutants(path: Path, source: str | None = None, indirect: bool = False) -> list[Mutant]:
+    """One mutant per ``X.at[...]`` semaphore argument: the outermost index stripped.
+
+    `indirect=True`: the same for the views of `indirect_sites` (helpers, bindings,
+    accessors) instead of the DMA / semaphore call arguments.
+    """
     source = Path(path).read_text() if source is None else source
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
+    if indirect:
+        sites = indirect_sites(tree)
+    else:
+        sites = [(a.call, a.role, a.node) for a in sem_args(tree) if a.is_at_index]
     out = []
-    for arg in sem_args(tree):
-        if not arg.is_at_index:
-            continue
-        node = arg.node
+    for call, role, node in sites:
         base = node.value.value
         start = _offset(lines, node.lineno, node.col_offset)
         end = _offset(lines, node.end_lineno, node.end_col_offset)
@@ -161,7 +210,7 @@ def mutants(path: Path, source: str | None = None) -> list[Mutant]:
         b1 = _offset(lines, base.end_lineno, base.end_col_offset)
         original, replacement = source[start:end], source[b0:b1]
         col = start - sum(len(s) for s in lines[: node.lineno - 1])
-        out.append(Mutant(Path(path), node.lineno, col, arg.call, arg.role, original,
+        out.append(Mutant(Path(path), node.lineno, col, call, role, original,
                           replacement, source[:start] + replacement + source[end:]))
     return out
 
