@@ -438,10 +438,12 @@ class Interpreter:
             if isinstance(b, Seq) and isinstance(a, Const) and type(a.value) is int and 0 <= a.value <= 4096:
                 return Seq(b.items * a.value, b.is_list)
         if isinstance(op, ast.MatMult):
-            # `SemaphoreType.DMA @ mesh` is always one semaphore; a shaped declaration
-            # @ mesh is left unknown.
+            # `SemaphoreType.DMA @ mesh` is one semaphore; `DMA((2, n)) @ mesh` keeps its
+            # shape (MemoryRef.__matmul__ only replaces the memory space).
             if isinstance(a, Api) and semaphore_member(a.qname):
                 return SemType(semaphore_member(a.qname), (), None)
+            if isinstance(a, SemType):
+                return a
             return UNKNOWN
         if isinstance(a, Const) and isinstance(b, Const):
             x, y = a.value, b.value
