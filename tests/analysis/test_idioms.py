@@ -1,0 +1,305 @@
+"""Issue 3 "Must handle" idioms and item 6 (unknown is silent): accessor functions,
+conditional declarations, None placeholders, semaphores across pallas_call boundaries,
+empty_ref_like, mesh-qualified declarations, shapes known only at run time."""
+
+from .helpers import analyze, found, line_of, text_at
+
+HEAD = """
+import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+DMA = pltpu.SemaphoreType.DMA
+VMEM = pltpu.VMEM((8, 128), jnp.float32)
+OUT = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+"""
+
+
+# ---------------------------------------------------------------- accessors
+
+def test_accessor_returning_a_view_is_clean_and_returning_the_array_is_flagged():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, send_sems, recv_sems):
+    slot = pl.program_id(0) % 2
+
+    def send_sem():
+        return send_sems.at[slot]
+
+    def recv_sem_array():
+        return recv_sems
+
+    dev = jax.lax.axis_index("x")
+    pltpu.make_async_remote_copy(x_hbm, o_ref, send_sem(), recv_sem_array(), device_id=dev).start()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(4,),
+                          scratch_shapes=[DMA((2,)), DMA((2,))])(x)
+"""
+    (f,) = analyze(src)
+    assert (f.span.line + 1, f.code, f.shape) == (line_of(src, "recv_sem_array(), device_id"), "PAL001", (2,))
+    assert text_at(src, f.span) == "recv_sem_array()"
+
+
+def test_accessor_with_path_dependent_rank_is_silent():
+    """`return gather_sem` is right only when the declaration is scalar: the accessor is
+    an array on one path and one semaphore on the other, so nothing is certain."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, bank_sems, single_sem, *, use_bank):
+    def gather_sem(bank):
+        if use_bank:
+            return bank_sems.at[bank]
+        return single_sem
+
+    def maybe_whole():
+        if use_bank:
+            return bank_sems
+        return single_sem
+
+    pltpu.make_async_copy(x_hbm, o_ref, gather_sem(0)).start()
+    pltpu.make_async_copy(x_hbm, o_ref, maybe_whole()).start()
+
+def run(x, use_bank):
+    return pl.pallas_call(functools.partial(kernel, use_bank=use_bank), out_shape=OUT,
+                          scratch_shapes=[DMA((4,)), DMA])(x)
+"""
+    assert found(src) == []
+
+
+def test_accessor_non_scalar_on_every_path_is_flagged():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, a_sems, b_sems, *, first):
+    def sems():
+        if first:
+            return a_sems
+        return b_sems.at[0]
+
+    pltpu.make_async_copy(x_hbm, o_ref, sems()).start()
+
+def run(x, first):
+    return pl.pallas_call(functools.partial(kernel, first=first), out_shape=OUT,
+                          scratch_shapes=[DMA((2,)), DMA((2, 3))])(x)
+"""
+    (f,) = analyze(src)
+    assert (f.span.line + 1, f.code) == (line_of(src, "o_ref, sems())"), "PAL001")
+
+
+def test_accessor_given_the_array_as_an_argument():
+    src = HEAD + """
+def pick(sems, i):
+    return sems.at[i]
+
+def everything(sems):
+    return sems
+
+def kernel(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, pick(sems, 1)).wait()
+    pltpu.async_copy(x_hbm, o_ref, everything(sems)).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "everything(sems))"), "PAL001", (2,))]
+
+
+# ---------------------------------------------------------------- declarations
+
+def test_conditional_declaration_scalar_on_one_path_is_silent():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    pltpu.make_async_copy(x_hbm, o_ref, sems).start()
+
+def run(x, n, use_banks):
+    return pl.pallas_call(kernel, out_shape=OUT,
+                          scratch_shapes=[DMA((n,)) if use_banks else DMA])(x)
+"""
+    assert found(src) == []
+
+
+def test_conditional_declaration_array_on_every_path_is_flagged():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    pltpu.make_async_copy(x_hbm, o_ref, sems).start()
+
+def run(x, fits_one_window):
+    dma_scope = DMA((2,) if fits_one_window else (3,))
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[dma_scope])(x)
+"""
+    assert [(line, code) for line, code, _ in found(src)] == [(line_of(src, "make_async_copy(x_hbm, o_ref, sems)"), "PAL001")]
+
+
+def test_conditional_declaration_of_different_ranks_indexed_once_is_silent():
+    """`sems.at[0]` is an error only when the 2-D declaration is chosen: not certain."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    pltpu.make_async_copy(x_hbm, o_ref, sems.at[0]).start()
+
+def run(x, n, use_bt_banking):
+    sem_type = DMA((2, n)) if use_bt_banking else DMA((n,))
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[sem_type])(x)
+"""
+    assert found(src) == []
+
+
+def test_conditional_declaration_with_matching_index_is_silent():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, *, use_bt_banking):
+    sem = sems.at[0, 1] if use_bt_banking else sems.at[1]
+    pltpu.make_async_copy(x_hbm, o_ref, sem).start()
+
+def run(x, n, use_bt_banking):
+    sem_type = DMA((2, n)) if use_bt_banking else DMA((n,))
+    return pl.pallas_call(functools.partial(kernel, use_bt_banking=use_bt_banking),
+                          out_shape=OUT, scratch_shapes=[sem_type])(x)
+"""
+    assert found(src) == []
+
+
+def test_none_placeholders_keep_their_parameter():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, unused, sems, also_unused, one):
+    pltpu.async_copy(x_hbm, o_ref, one).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x, use_extra):
+    scratch = [None, DMA((2,)), VMEM if use_extra else None, DMA]
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=scratch)(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems)"), "PAL001", (2,))]
+
+
+def test_semaphore_output_of_one_call_and_input_of_another():
+    src = HEAD + """
+def start_kernel(x_hbm, o_hbm, out_sem, sems):
+    pltpu.make_async_copy(x_hbm, o_hbm, out_sem).start()
+    pltpu.make_async_copy(x_hbm, o_hbm, sems).start()
+
+def wait_kernel(x_hbm, sem_in, o_ref):
+    pltpu.make_async_copy(x_hbm, x_hbm, sem_in).wait()
+
+def run(x):
+    y, sem = pl.pallas_call(
+        start_kernel,
+        out_shape=(OUT, pltpu.SemaphoreType.DMA(())),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=(pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pltpu.SEMAPHORE)),
+        scratch_shapes=[DMA((2,))],
+    )(x)
+    return pl.pallas_call(
+        wait_kernel, out_shape=OUT,
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=pltpu.SEMAPHORE)],
+    )(y, sem)
+"""
+    assert found(src) == [(line_of(src, "o_hbm, sems)"), "PAL001", (2,))]
+
+
+def test_empty_ref_like():
+    src = HEAD + """
+def kernel(x_hbm, o_ref):
+    one = pl.empty_ref_like(pltpu.SemaphoreType.DMA)
+    sems = pl.empty_ref_like(pltpu.SemaphoreType.DMA((2,)))
+    pltpu.async_copy(x_hbm, o_ref, one).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT)(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems)"), "PAL001", (2,))]
+
+
+def test_mesh_qualified_declarations():
+    src = HEAD + """
+def run(x_ref, o_ref):
+    mesh = pltpu.create_tensorcore_mesh("core", num_cores=2)
+
+    @functools.partial(pl.kernel, out_type=(), mesh=mesh,
+                       scratch_types=dict(one=DMA @ mesh, scalar=DMA(()) @ mesh,
+                                          pair=DMA((2,)) @ mesh))
+    def body(*, one, scalar, pair):
+        pltpu.async_copy(x_ref, o_ref, one).wait()
+        pltpu.async_copy(x_ref, o_ref, scalar).wait()
+        pltpu.async_copy(x_ref, o_ref, pair.at[1]).wait()
+        pltpu.async_copy(x_ref, o_ref, pair).wait()
+
+    return body()
+"""
+    assert found(src) == [(line_of(src, "o_ref, pair)"), "PAL001", (2,))]
+
+
+# ---------------------------------------------------------------- unknown is silent
+
+def test_shapes_from_runtime_values_are_silent():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, a, b, c):
+    pltpu.async_copy(x_hbm, o_ref, a).wait()
+    pltpu.async_copy(x_hbm, o_ref, b).wait()
+    pltpu.async_copy(x_hbm, o_ref, c).wait()
+
+def run(x, cfg):
+    return pl.pallas_call(kernel, out_shape=OUT,
+                          scratch_shapes=[DMA(x.shape[:1]), DMA(cfg.sem_shape), DMA(tuple(cfg.dims))])(x)
+"""
+    assert found(src) == []
+
+
+def test_scratch_from_an_unknown_function_is_silent():
+    src = HEAD + """
+from mylib.scratch import make_scratch
+
+def kernel(x_hbm, o_ref, buf, sems):
+    pltpu.async_copy(x_hbm, buf, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=make_scratch(x))(x)
+"""
+    assert found(src) == []
+
+
+def test_scratch_list_with_unknown_prefix_still_binds_from_the_end():
+    """Scratch refs are the last parameters, so a known tail binds even when the head is
+    a list of unknown length."""
+    src = HEAD + """
+from mylib.scratch import buffers
+
+def kernel(x_hbm, o_ref, buf_a, buf_b, sems, one):
+    pltpu.async_copy(x_hbm, o_ref, one).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[*buffers(x), DMA((2,)), DMA])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))]
+
+
+def test_semaphore_from_an_unknown_call_is_silent():
+    src = HEAD + """
+from mylib import lookup_sem
+
+def kernel(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, lookup_sem(sems)).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems[0]).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == []
+
+
+def test_kernel_of_unknown_origin_is_silent():
+    src = HEAD + """
+from mylib.kernels import kernel
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == []
+
+
+def test_uncalled_kernel_with_unknown_parameters_is_silent():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+"""
+    assert found(src) == []
