@@ -9,7 +9,9 @@ text); every file carries deliberate mistakes listed by the generator, and the f
 of the check are compared with them (a correctness check printed beside the timing).
 Each run is the real command in a fresh interpreter (`python -m pallas_lsp check
 --format json TREE`), so the time includes start-up, file discovery and the worker pool.
-Prints the median and the spread; there is no pass/fail on the time itself.
+Prints the median wall time and its spread, and the CPU time of the command and its workers
+(on a busy machine, CPU / cores estimates the wall time on a quiet one).  There is no
+pass/fail on the time itself.
 
 Goal (issue 5): under 3 s wall for 100,000 lines on the 2-core machine.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -53,16 +56,22 @@ def make_tree(root: Path, total_lines: int, files: int, plain_fraction: float) -
     return expected
 
 
-def run_check(tree: Path, jobs: int | None) -> tuple[float, int, list]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_check(tree: Path, jobs: int | None) -> tuple[float, float, int, list]:
+    """(wall s, CPU s of the command and its workers, exit status, findings)."""
     cmd = [sys.executable, "-m", "pallas_lsp", "check", "--format", "json", "."]
     if jobs:
         cmd[4:4] = ["-j", str(jobs)]
-    start = time.perf_counter()
+    cpu0, start = _children_cpu(), time.perf_counter()
     proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, _children_cpu() - cpu0
     if proc.returncode not in (0, 1):
         sys.exit(f"check failed (exit {proc.returncode}):\n{proc.stderr}")
-    return wall, proc.returncode, json.loads(proc.stdout)
+    return wall, cpu, proc.returncode, json.loads(proc.stdout)
 
 
 def compare(expected: dict, findings: list) -> str:
@@ -101,15 +110,17 @@ def main(argv=None) -> int:
               f"({os.cpu_count()} CPUs, Python {sys.version.split()[0]})")
         medians, results = {}, {}
         for jobs in a.jobs:
-            walls = []
+            walls, cpus = [], []
             for _ in range(a.repeat):
-                wall, rc, findings = run_check(tree, jobs)
+                wall, cpu, rc, findings = run_check(tree, jobs)
                 walls.append(wall)
+                cpus.append(cpu)
             medians[jobs], results[jobs] = statistics.median(walls), findings
             label = "-j default" if not jobs else f"-j {jobs}"
             spread = f", min {min(walls):.2f} s, max {max(walls):.2f} s" if len(walls) > 1 else ""
             print(f"{label:>11}: median {medians[jobs]:.2f} s wall over {len(walls)} run(s)"
-                  f"{spread}; exit {rc}, {len(findings)} findings")
+                  f"{spread}; median CPU {statistics.median(cpus):.2f} s; "
+                  f"exit {rc}, {len(findings)} findings")
         first = a.jobs[0]
         print(compare(expected, results[first]))
         if any(r != results[first] for r in results.values()):
