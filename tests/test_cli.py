@@ -454,3 +454,28 @@ def test_serves_lsp_over_tcp_with_a_log_file(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_folders_that_cannot_be_listed_are_reported(tmp_path, monkeypatch, capsys):
+    # (in-process: the tests may run as root, for whom permissions do not stop a listing)
+    from pallas_lsp import cli
+    from pallas_lsp.config import Config
+
+    write(tmp_path / "ok" / "a.py", CLEAN)
+    write(tmp_path / "locked" / "b.py", CLEAN)
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.path.basename(os.fspath(path)) == "locked":
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found, unlisted = cli.discover([str(tmp_path)], lambda _p: Config())
+    assert [p for p, _ in found] == [str(tmp_path / "ok" / "a.py")]
+    assert unlisted == [(str(tmp_path / "locked"), "cannot list folder: Permission denied")]
+    # and the run fails, saying why
+    from pallas_lsp.__main__ import main
+
+    assert main(["check", "-j", "1", str(tmp_path)]) == 1
+    assert "locked: error: cannot list folder: Permission denied" in capsys.readouterr().err

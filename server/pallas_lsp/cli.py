@@ -145,14 +145,20 @@ def _display(path: str) -> str:
     return os.path.normpath(path)
 
 
-def discover(paths: list[str], config_for, force_exclude: bool = False) -> list[tuple[str, Config]]:
-    """The files to check with their configuration, in a stable order.
+def discover(paths: list[str], config_for, force_exclude: bool = False,
+             ) -> tuple[list[tuple[str, Config]], list[tuple[str, str]]]:
+    """The files to check with their configuration, in a stable order, and the folders
+    that could not be listed as (path, message).
 
     Folders are walked for `*.py`, skipping SKIP_DIRS and the configuration's `exclude`
     globs; files named on the command line are always checked unless `force_exclude`.
     Raises UsageError for a path that does not exist.
     """
     found: dict[str, tuple[str, Config]] = {}
+    unlisted: list[tuple[str, str]] = []
+
+    def walk_error(e: OSError) -> None:
+        unlisted.append((_display(e.filename or "?"), f"cannot list folder: {e.strerror or e}"))
 
     def add(path: str, config: Config) -> None:
         key = os.path.realpath(path)
@@ -168,7 +174,7 @@ def discover(paths: list[str], config_for, force_exclude: bool = False) -> list[
             if not (force_exclude and config.is_excluded(raw)):
                 add(raw, config)
             continue
-        for folder, dirs, files in os.walk(raw):
+        for folder, dirs, files in os.walk(raw, onerror=walk_error):
             config = config_for(folder)
             dirs[:] = sorted(
                 d for d in dirs
@@ -179,7 +185,7 @@ def discover(paths: list[str], config_for, force_exclude: bool = False) -> list[
                     path = os.path.join(folder, name)
                     if not config.is_excluded(path):
                         add(path, config)
-    return list(found.values())
+    return list(found.values()), unlisted
 
 
 # ---------------------------------------------------------------------------------------
@@ -387,7 +393,8 @@ def _run(args: argparse.Namespace) -> int:
     else:
         config_for = ConfigResolver().for_path
 
-    files = [(path, config, None) for path, config in discover(args.paths, config_for, args.force_exclude)]
+    found, unlisted = discover(args.paths, config_for, args.force_exclude)
+    files = [(path, config, None) for path, config in found]
     stdin_count = args.paths.count(STDIN)
     if stdin_count > 1:
         raise UsageError("`-` (stdin) can be given only once")
@@ -420,7 +427,7 @@ def _run(args: argparse.Namespace) -> int:
         (item for r in results for item in r.items),
         key=lambda r: (r.path, r.finding.span, r.finding.code),
     )
-    errors = sorted((r.path, r.error) for r in results if r.error)
+    errors = sorted([*unlisted, *((r.path, r.error) for r in results if r.error)])
     for path, error in errors:
         print(f"{path}: error: {error}", file=sys.stderr)
     fixed = sum(r.fixed for r in results)
