@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import json
 import os
 import shutil
@@ -36,6 +37,7 @@ from oracle_lib import (
     EXAMPLES,
     analyze,
     analyzer_workspace,
+    apply_index_fixes,
     expected_message,
     has_entry,
     jax_available,
@@ -113,7 +115,11 @@ def check_direct(m, baseline, workspace) -> dict:
            if any(r.path is None and r.span.line + 1 == m.line for r in f.related)]
     found = here or via
     best = next((f for f in found if f.severity == "error"), found[0] if found else None)
-    return {"mutant": m, "finding": best, "via_call_site": not here and bool(via)}
+    row = {"mutant": m, "finding": best, "via_call_site": not here and bool(via)}
+    if best is not None and best.fix is not None and best.fix.index:
+        # The quick fix a user would apply (`check --fix`): does it restore the code?
+        row["fixed"] = apply_index_fixes(m.path, m.source, workspace)
+    return row
 
 
 def check_indirect(m, tmp: Path) -> dict:
@@ -176,16 +182,25 @@ def run(args, workspace, modules, tmp: Path) -> int:
             d.mkdir()
             r["file"] = write_mutant(r["mutant"], d)[0]
             files.append(r["file"])
+        for i, r in enumerate(direct):
+            if "fixed" in r and r["fixed"] != r["mutant"].path.read_text():
+                d = tmp / f"f{i:04d}"
+                d.mkdir()
+                fixed = dataclasses.replace(r["mutant"], source=r["fixed"])
+                r["fixed_file"] = write_mutant(fixed, d)[0]
+                files.append(r["fixed_file"])
         for r in indirect:
             files.extend(r["entries"])
         recs = run_jax(files, jobs=args.jobs)
-        none = {"status": "error", "message": "no record", "frames": []}
+        none = {"status": "error", "message": "no record", "exc_type": None, "frames": []}
         for r in direct:
             real = os.path.realpath(r["file"])
             r["jax"] = rec = recs.get(real, none)
             frames = [ln for f, ln in rec["frames"] if f == real]
             r["same_statement"] = r["mutant"].line in jax_site_lines(
                 ast.parse(r["mutant"].source), frames)
+            if "fixed_file" in r:
+                r["fixed_jax"] = recs.get(os.path.realpath(r["fixed_file"]), none)
         for r in indirect:
             got = [recs.get(os.path.realpath(f), none) for f in r["entries"]]
             r["jax"] = next((g for g in got if g["status"] == "sem_error"),
@@ -221,6 +236,13 @@ def report(args, modules, direct, indirect, false_errors, false_warnings, rate, 
     for r in direct:
         if r["finding"] is None:
             print(f"  MISSED {r['mutant'].label}")
+    fixable = [r for r in direct if "fixed" in r]
+    restored = [r for r in fixable if r["fixed"] == r["mutant"].path.read_text()]
+    print(f"quick fix (index) restores the original code: {len(restored)}/{len(fixable)} "
+          f"fixable mutants")
+    for r in fixable:
+        if r not in restored:
+            print(f"  {r['mutant'].label}: fixed as `{_changed_line(r)}`")
     seen = [r for r in indirect if r["finding"] is not None]
     print(f"indirect mutants detected (a finding in the module or its package): "
           f"{len(seen)}/{len(indirect)}")
@@ -262,6 +284,14 @@ def report(args, modules, direct, indirect, false_errors, false_warnings, rate, 
               f" [analyzer: {verdict or 'silent'}]")
     for r in broken:
         print(f"  JAX failed for another reason: {r['mutant'].label}: {r['jax']['message']}")
+    other = [r for r in direct if "fixed_jax" in r]
+    ok = [r for r in other if r["fixed_jax"]["status"] == "ok"]
+    print(f"quick fixes that differ from the original and JAX accepts: {len(ok)}/{len(other)}")
+    for r in other:
+        if r not in ok:
+            rec = r["fixed_jax"]
+            print(f"  JAX rejects the fix of {r['mutant'].label}: {rec['exc_type']}: "
+                  f"{rec['message'] or '(no message)'}")
     conf = [r for r in indirect if r["jax"]["status"] == "sem_error"]
     print(f"indirect mutants JAX confirms: {len(conf)}/{len(indirect)}")
     for r in indirect:
@@ -269,11 +299,17 @@ def report(args, modules, direct, indirect, false_errors, false_warnings, rate, 
         if status == "sem_error" and f is None:
             print(f"  JAX REJECTS, analyzer silent: {r['mutant'].label}: {r['jax']['message']}")
         elif status == "ok":
-            print(f"  JAX accepts: {r['mutant'].label}: the view only reaches a wait or a read"
+            print(f"  JAX accepts: {r['mutant'].label}: no trace-time check on the path it reaches"
                   f" [analyzer: {f.severity if f else 'silent'}]")
         elif status != "sem_error":
             print(f"  JAX failed for another reason: {r['mutant'].label}: {r['jax']['message']}")
     return disagreements
+
+
+def _changed_line(r) -> str:
+    fixed = r["fixed"].splitlines()
+    line = r["mutant"].line - 1
+    return fixed[line].strip() if line < len(fixed) else "?"
 
 
 def write_json(out, modules, direct, indirect, false_errors, false_warnings, rate):

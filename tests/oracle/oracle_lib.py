@@ -347,3 +347,16 @@ def analyze(path: Path, source: str | None = None, workspace=None):
 
     source = Path(path).read_text() if source is None else source
     return analyze_source(source, str(path), workspace)
+
+
+def apply_index_fixes(path: Path, source: str, workspace=None, passes: int = 3) -> str:
+    """`source` after the analyzer's index quick fixes (what `check --fix` applies),
+    re-analysing after each pass as the CLI does."""
+    from pallas_lsp.analysis.fixes import apply_edits, fix_all_edits, split_lines
+
+    for _ in range(passes):
+        edits = fix_all_edits(analyze(path, source, workspace), split_lines(source))
+        if not edits:
+            break
+        source = apply_edits(source, edits)
+    return source

@@ -27,6 +27,7 @@ from oracle_lib import (
     EXAMPLES,
     analyze,
     analyzer_workspace,
+    apply_index_fixes,
     expected_message,
     has_entry,
     jax_available,
@@ -40,6 +41,7 @@ from oracle_lib import (
 MODULES = proof_modules()
 ENTRY_MODULES = [p for p in MODULES if has_entry(ast.parse(p.read_text()))]
 ERROR_CODES = ("PAL001", "PAL002")
+BUG_EXAMPLES = [p for p in ENTRY_MODULES if EXAMPLES in p.parents and p.stem.endswith("_bug")]
 
 
 @pytest.fixture(scope="session")
@@ -125,3 +127,29 @@ def test_corpus_has_no_findings(workspace, path):
     findings = analyze(path, workspace=workspace)
     shown = "\n".join(f"  {f.span.line + 1}:{f.span.col + 1} {f.code} {f.message}" for f in findings)
     assert not findings, f"{rel(path)}: false alarms on correct code:\n{shown}"
+
+
+@pytest.fixture(scope="session")
+def fixed_examples(jax_results, workspace, tmp_path_factory):
+    """Each buggy example after the analyzer's quick fix, traced by JAX."""
+    out = tmp_path_factory.mktemp("fixed")
+    fixed = {}
+    for path in BUG_EXAMPLES:
+        target = out / path.name
+        target.write_text(apply_index_fixes(path, path.read_text(), workspace))
+        fixed[path] = target
+    records = run_jax(fixed.values(), jobs=2)
+    return {p: (t, records.get(os.path.realpath(t))) for p, t in fixed.items()}
+
+
+@pytest.mark.parametrize("path", BUG_EXAMPLES, ids=rel)
+def test_quick_fix_makes_the_example_correct(fixed_examples, workspace, path):
+    """The index fix must produce code JAX accepts and the analyzer no longer flags."""
+    target, rec = fixed_examples[path]
+    text = target.read_text()
+    assert text != path.read_text(), f"{rel(path)}: no fix was applied"
+    left = [f for f in analyze(target, text, workspace) if f.code in ERROR_CODES]
+    assert not left, f"{rel(path)}: still flagged after the fix: {[f.message for f in left]}"
+    assert rec is not None and rec["status"] == "ok", (
+        f"{rel(path)}: JAX rejects the fixed code: {rec and rec['message']}"
+    )
