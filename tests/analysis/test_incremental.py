@@ -1,0 +1,164 @@
+"""`ModuleAnalyzer.analyze` after a sequence of edits must equal a fresh `analyze_source`
+of the same text (findings compared whole: code, message, spans, related, fix data)."""
+
+import random
+
+import pytest
+
+from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
+
+from .helpers import dedent
+
+MODULE = dedent('''
+    """A double-buffered copy kernel with a helper and a closure."""
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    NSLOTS = 2
+    SEMS = pltpu.SemaphoreType.DMA((NSLOTS,))
+
+
+    def start_copy(src, dst, sem):
+        cp = pltpu.make_async_copy(src, dst, sem)
+        cp.start()
+        return cp
+
+
+    def kernel(x_hbm, o_ref, buf, sems, flags):
+        slot = pl.program_id(0) % NSLOTS
+
+        @pl.when(slot == 0)
+        def _():
+            pl.semaphore_signal(flags)
+
+        cp = start_copy(x_hbm, buf.at[slot], sems)
+        cp.wait()
+        o_ref[...] = buf[slot]
+
+
+    def run(x):
+        return pl.pallas_call(
+            kernel,
+            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            grid=(4,),
+            scratch_shapes=[
+                pltpu.VMEM((NSLOTS, 8, 128), jnp.float32),
+                SEMS,
+                pltpu.SemaphoreType.REGULAR((3,)),
+            ],
+        )(x)
+''')
+
+
+def check_sequence(texts):
+    """Feed every text to one analyzer; each result must equal a fresh analysis."""
+    analyzer = ModuleAnalyzer()
+    for i, text in enumerate(texts):
+        got = analyzer.analyze(text)
+        want = analyze_source(text)
+        assert got == want, f"edit {i} differs:\n{text}"
+    return got
+
+
+def test_baseline_has_findings():
+    fs = analyze_source(MODULE)
+    assert [(f.span.line + 1, f.code) for f in fs] == [(24, "PAL002"), (26, "PAL001")]
+
+
+def test_insert_and_delete_lines_above_a_finding():
+    lines = MODULE.split("\n")
+    inserted = "\n".join(lines[:12] + ["", "# a comment", "X = 1", ""] + lines[12:])
+    final = check_sequence([MODULE, inserted, MODULE])
+    assert [(f.span.line + 1, f.code) for f in final] == [(24, "PAL002"), (26, "PAL001")]
+    moved = ModuleAnalyzer()
+    moved.analyze(MODULE)
+    assert [f.span.line + 1 for f in moved.analyze(inserted)] == [28, 30]
+    assert [r.span.line + 1 for r in moved.analyze(inserted)[1].related] == [10, 18]
+
+
+def test_edit_the_declaration_block():
+    fixed = MODULE.replace("SEMS = pltpu.SemaphoreType.DMA((NSLOTS,))", "SEMS = pltpu.SemaphoreType.DMA")
+    final = check_sequence([MODULE, fixed, MODULE, fixed])
+    assert [f.code for f in final] == ["PAL002"]
+
+
+def test_edit_a_module_constant_used_by_the_declaration():
+    one = MODULE.replace("NSLOTS = 2", "NSLOTS = 3")
+    final = check_sequence([MODULE, one])
+    assert [f.shape for f in final] == [(3,), (3,)]
+
+
+def test_edit_the_kernel_block():
+    fixed = MODULE.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
+    fixed2 = fixed.replace("signal(flags)", "signal(flags.at[0])")
+    final = check_sequence([MODULE, fixed, fixed2, fixed, MODULE])
+    assert [f.code for f in final] == ["PAL002", "PAL001"]
+    assert check_sequence([MODULE, fixed2]) == []
+
+
+def test_edit_the_helper_block():
+    indexed = MODULE.replace("make_async_copy(src, dst, sem)", "make_async_copy(src, dst, sem.at[0])")
+    final = check_sequence([MODULE, indexed])
+    assert [f.code for f in final] == ["PAL002"]
+
+
+def test_break_then_fix_syntax():
+    broken = MODULE.replace("cp = start_copy(x_hbm, buf.at[slot], sems)", "cp = start_copy(x_hbm, buf.at[slot], sems")
+    half = MODULE.replace("def start_copy(src, dst, sem):", "def start_copy(src, dst, sem")
+    final = check_sequence([MODULE, broken, half, MODULE])
+    assert [f.code for f in final] == ["PAL002", "PAL001"]
+
+
+def test_rename_and_shadow_a_helper():
+    shadow = MODULE.replace("\n\ndef run(x):", "\n\ndef start_copy(src, dst, sem):\n    return None\n\n\ndef run(x):")
+    final = check_sequence([MODULE, shadow, MODULE])
+    assert [f.code for f in final] == ["PAL002", "PAL001"]
+
+
+def test_typing_a_line_character_by_character():
+    line = "    pltpu.async_copy(x_hbm, buf, sems).wait()\n"
+    at = MODULE.index("    o_ref[...] = buf[slot]")
+    texts = [MODULE[:at] + line[:k] + MODULE[at:] for k in range(len(line) + 1)]
+    final = check_sequence(texts)
+    assert [f.code for f in final] == ["PAL002", "PAL001", "PAL001"]
+
+
+def test_decorator_added_and_removed():
+    deco = MODULE.replace("\ndef kernel(", "\n@functools.partial(jax.named_call, name='k')\ndef kernel(")
+    check_sequence([MODULE, deco, MODULE])
+
+
+def test_docstring_opened_and_closed_across_blocks():
+    opened = MODULE.replace("NSLOTS = 2\n", 'NSLOTS = 2\n"""\n')
+    closed = opened.replace("\n\ndef run(x):", '\n"""\n\ndef run(x):')
+    check_sequence([MODULE, opened, closed, opened, MODULE])
+
+
+EDITS = [
+    lambda ls, i: ls[:i] + [""] + ls[i:],                      # insert a blank line
+    lambda ls, i: ls[:i] + ls[i + 1:],                         # delete a line
+    lambda ls, i: ls[:i] + [ls[i]] + ls[i:],                   # duplicate a line
+    lambda ls, i: ls[:i] + [ls[i][:-1]] + ls[i + 1:],          # drop the last character
+    lambda ls, i: ls[:i] + ["    " + ls[i]] + ls[i + 1:],      # indent
+    lambda ls, i: ls[:i] + [ls[i].replace("sems", "sems.at[0]")] + ls[i + 1:],
+    lambda ls, i: ls[:i] + [ls[i].replace("DMA", "DMA((2,))")] + ls[i + 1:],
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_edit_sequences(seed):
+    rng = random.Random(seed)
+    lines = MODULE.split("\n")
+    texts = [MODULE]
+    for _ in range(25):
+        i = rng.randrange(len(lines))
+        lines = rng.choice(EDITS)(lines, i)
+        texts.append("\n".join(lines))
+        if rng.random() < 0.2:
+            lines = MODULE.split("\n")
+            texts.append(MODULE)
+    check_sequence(texts)
