@@ -205,7 +205,12 @@ JSON
   done
   local rc=1
   if [[ -n $up ]]; then
+    # a Python without pallas_lsp, for the "not installed" error
+    local bare=""
+    [[ -z ${PALLAS_SERVER_CMD:-} ]] && python3 -m venv --without-pip "$run/bare-venv" && bare=$run/bare-venv/bin/python
     CS_URL="http://127.0.0.1:$port/?folder=$ws" SHOTS="$run/shots" NODE_PATH="$PW_NODE_PATH" \
+      SETTINGS_FILE="$run/data/User/settings.json" BARE_PYTHON="$bare" \
+      EXPECT_VERSION="$("$PY" -c 'import pallas_lsp; print(pallas_lsp.__version__)')" \
       timeout 400 node "$HERE/vscode/e2e.js"
     rc=$?
   else

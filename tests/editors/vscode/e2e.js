@@ -1,9 +1,13 @@
 // Drives VS Code (code-server: the real workbench and Node extension host) in headless Chromium
 // through the pallas-lsp scenario. Exit status 0 = pass.
 //   CS_URL=http://127.0.0.1:8765/?folder=<workspace>  SHOTS=<dir for screenshots>  NODE_PATH=<playwright-core>
+//   SETTINGS_FILE=<user settings.json>  EXPECT_VERSION=<pallas_lsp version>  BARE_PYTHON=<a python without pallas_lsp>
 // Scenario: kernel_index.py -> PAL001 squiggle, Problems entry and hover text -> index quick fix ->
 // `sems.at[slot]`, diagnostic cleared; kernel_guard.py -> assertion-guard fix -> guard line;
-// kernel_notebook.ipynb -> the diagnostic on the kernel cell (the semaphore is declared in a later cell).
+// kernel_notebook.ipynb -> the diagnostic on the kernel cell (the semaphore is declared in a later cell);
+// the language status shows the server version; switching `pallas.interpreter` to a Python without
+// pallas-lsp restarts the server and shows how to install it; switching back brings the server back.
+const fs = require("fs");
 const { chromium } = require("playwright-core");
 
 const URL = process.env.CS_URL;
@@ -185,6 +189,70 @@ async function scenarioNotebook(page) {
   log("notebook: diagnostic on the kernel cell");
 }
 
+/** The language status item ({} in the status bar) shows the server's name and version. */
+async function expectServerStatus(page, version) {
+  const want = `pallas-lsp ${version}`;
+  const deadline = Date.now() + 30000;
+  let text = "";
+  while (Date.now() < deadline) {
+    await page.locator('[id="status.languageStatus"]').first().click();
+    const hover = page.locator(".hover-language-status").first();
+    await hover.waitFor({ timeout: 5000 }).catch(() => {});
+    text = flat(await hover.innerText().catch(() => ""));
+    if (text.includes(want)) break;
+    await page.keyboard.press("Escape");
+    await page.waitForTimeout(500);
+  }
+  log("language status:", text);
+  if (!text.includes(want)) throw new Error(`the language status does not show "${want}"`);
+  return text;
+}
+
+/** Sets `pallas.interpreter` the way a user does: in the Settings editor. */
+async function setInterpreter(page, value) {
+  await page.keyboard.press("Control+,");
+  await page.waitForSelector(".settings-editor", { timeout: 15000 });
+  await page.locator(".settings-editor .suggest-input-container").first().click();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("pallas.interpreter", { delay: 10 });
+  const input = page.locator('.settings-editor [data-key="pallas.interpreter"] .setting-item-control input').first();
+  await input.waitFor({ timeout: 15000 });
+  await input.fill(value);
+  await input.press("Tab");
+  // the Settings editor writes settings.json; wait until it holds the value
+  const deadline = Date.now() + 10000;
+  const current = () => JSON.parse(fs.readFileSync(process.env.SETTINGS_FILE, "utf8"))["pallas.interpreter"];
+  while (current() !== value && Date.now() < deadline) await page.waitForTimeout(100);
+  if (current() !== value) throw new Error(`settings.json does not hold pallas.interpreter = ${value}`);
+  log(`pallas.interpreter set to ${value} in the Settings editor`);
+}
+
+async function scenarioStatusAndRestart(page) {
+  await openFile(page, "kernel_index.py");
+  await expectServerStatus(page, process.env.EXPECT_VERSION);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SHOTS}/vscode-language-status.png` });
+  await page.keyboard.press("Escape");
+  if (!process.env.BARE_PYTHON) return;
+  // an interpreter without pallas-lsp: the server restarts and the error says how to install it
+  const original = JSON.parse(fs.readFileSync(process.env.SETTINGS_FILE, "utf8"))["pallas.interpreter"];
+  await setInterpreter(page, process.env.BARE_PYTHON);
+  const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "No module named pallas_lsp" }).first();
+  await toast.waitFor({ timeout: 30000 });
+  const message = flat(await toast.innerText());
+  log("error shown:", message.slice(0, 300));
+  if (!message.includes("pip install") || !message.includes(process.env.BARE_PYTHON)) {
+    throw new Error("the error does not say how to install pallas-lsp into that interpreter");
+  }
+  await page.screenshot({ path: `${SHOTS}/vscode-missing-server.png` });
+  // back to the good interpreter: the server comes back
+  await setInterpreter(page, original);
+  await page.keyboard.press("Control+W"); // close the Settings editor
+  await openFile(page, "kernel_index.py");
+  await expectServerStatus(page, process.env.EXPECT_VERSION);
+  await page.keyboard.press("Escape");
+}
+
 (async () => {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -203,6 +271,7 @@ async function scenarioNotebook(page) {
     ["index fix", scenarioIndexFix],
     ["assertion guard", scenarioGuardFix],
     ["notebook", scenarioNotebook],
+    ["status and restart", scenarioStatusAndRestart],
   ];
   const only = process.env.SCENARIOS ? process.env.SCENARIOS.split(",") : null;
   try {
