@@ -388,6 +388,8 @@ def test_helpers_imported_from_another_module_of_the_project(tmp_path):
     (item,) = json.loads(r.stdout)
     assert (item["path"], item["code"], item["line"]) == (
         os.path.join("pkg", "kernel.py"), "PAL001", DMA_BUG_LINE + 2)
+    # where the helper starts the DMA is related information, shown relative like the rest
+    assert (os.path.join("pkg", "common.py"), 5) in {(x["path"], x["line"]) for x in item["related"]}
 
 
 # ---------------------------------------------------------------------------------------

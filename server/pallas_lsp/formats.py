@@ -29,6 +29,18 @@ class Reported:
     fix: Fix | None = None
 
 
+def display_path(path: str) -> str:
+    """An absolute path under the working folder, made relative to it (as the checked
+    files are shown); other paths unchanged."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            return str(p.relative_to(Path.cwd()))
+        except ValueError:
+            pass
+    return path
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -98,7 +110,8 @@ def to_json_objects(items: list[Reported]) -> list[dict]:
             "url": rule.doc_url if rule else None,
             "shape": [s if isinstance(s, int) else str(s) for s in f.shape],
             "related": [
-                {"path": rel.path or r.path, **_positions(rel.span), "message": rel.message}
+                {"path": display_path(rel.path) if rel.path else r.path,
+                 **_positions(rel.span), "message": rel.message}
                 for rel in f.related
             ],
             "fix": _fix_json(r.fix),
