@@ -116,7 +116,7 @@ def to_finding(raw: RawFinding) -> Finding:
     at_span = loc_span(raw.at)
     text = raw.at.block.segment(raw.at.node)
     short = text if len(text) <= 40 and "\n" not in text else text.split("\n")[0][:37] + "..."
-    index = _index_suggestion(raw, len(sem.dims)) if raw.direct else ()
+    index = _index_suggestion(raw, len(sem.dims)) if raw.direct and sem.dims is not None else ()
     suggestion = _suggest(text, index) if index else None
     kind = "semaphore" if sem.kind == "?" else f"{sem.kind} semaphore"
 
@@ -129,7 +129,8 @@ def to_finding(raw: RawFinding) -> Finding:
     else:
         head = f"Cannot {raw.verb} on a non-()-shaped semaphore: {shape}"
         tail = ""
-    what = f"`{short}` is a {kind} array of shape {shape}"
+    what = (f"`{short}` is a {kind} array of shape {shape}" if sem.dims is not None
+            else f"`{short}` is a {kind} array on every path (its shape depends on the path)")
     decl_line = _line_no(sem.decl)
     if decl_line is not None:
         what += f" (declared at {decl_line})"
@@ -167,7 +168,7 @@ def to_finding(raw: RawFinding) -> Finding:
             scalar_decl=scalar_decl,
             scalar_decl_text=scalar_text,
         )
-    return Finding(raw.code, rule.severity, message, at_span, tuple(sem.dims), tuple(related), fix)
+    return Finding(raw.code, rule.severity, message, at_span, tuple(sem.dims or ()), tuple(related), fix)
 
 
 def _suggest(text: str, index: tuple[str, ...]) -> str:

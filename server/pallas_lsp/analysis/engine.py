@@ -19,6 +19,7 @@ import ast
 import bisect
 import builtins
 import logging
+import re
 
 from . import checks
 from .api import KNOWN_NAMES
@@ -176,6 +177,25 @@ class ModuleState:
         return out
 
 
+# Words of the APIs that allocate semaphores (or run kernels that get them).
+_CREATORS = re.compile(r"run_scoped|with_scoped|core_map|pallas_call|kernel|get_barrier_semaphore|"
+                       r"empty_ref_like|emit_pipeline|[Ss]emaphore|SEMAPHORE|scratch|new_ref|get_global")
+_SKIPPED = "#skipped"
+
+
+def _is_definition(block) -> bool:
+    tree = block.tree
+    return (tree is not None and len(tree.body) == 1
+            and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+
+
+def _creator_pattern(names):
+    extra = [re.escape(n) for n in names if n.isidentifier() and n != STAR_IMPORT]
+    if not extra:
+        return _CREATORS
+    return re.compile(_CREATORS.pattern + r"|\b(?:" + "|".join(sorted(extra)) + r")\b")
+
+
 class ModuleAnalyzer:
     """Incremental analysis of one document: call `analyze(text)` after every change.
 
@@ -190,6 +210,7 @@ class ModuleAnalyzer:
         self._block_list = BlockList()
         self._bindings: dict[str, Block] = {}
         self._ws_generation = None
+        self._creators = None
         self._entries: dict = {}     # key -> (raw findings, deps)
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
         self.stats = {"blocks": 0, "entries_run": 0}
@@ -203,31 +224,59 @@ class ModuleAnalyzer:
         for b in changed:
             changed_names.update(block_names(b))
         bindings = self._bindings
-        for name in changed_names:
-            bindings.pop(name, None)
-            for b in reversed(blocks):
-                if name in block_names(b):
+        if len(changed_names) > 8:
+            bindings.clear()
+            for b in blocks:
+                for name in block_names(b):
                     bindings[name] = b
-                    break
+        else:
+            for name in changed_names:
+                bindings.pop(name, None)
+                for b in reversed(blocks):
+                    if name in block_names(b):
+                        bindings[name] = b
+                        break
         state = ModuleState(blocks, bindings, self.path, self.package, self.workspace)
         ws_changed = self.workspace is not None and self.workspace.generation != self._ws_generation
         if ws_changed:
             self._ws_generation = self.workspace.generation
+        creators = self._creator_names(blocks, changed)
+        creators_changed = creators != self._creators
+        self._creators = creators
+        creator_re = _creator_pattern(creators)
         entries = {}
         raws = []
         ran = 0
         for block in blocks:
             cached = self._entries.get(block)
             if cached is None or (changed_names and not changed_names.isdisjoint(cached[1])) \
-                    or (ws_changed and cached[2] and not self._external_valid(cached[1])):
-                found, deps = self._run_entry(block, state)
-                cached = (found, deps, any(k.startswith("@") for k in deps))
-                ran += 1
+                    or (ws_changed and cached[2] and not self._external_valid(cached[1])) \
+                    or (creators_changed and _SKIPPED in cached[1]):
+                if _is_definition(block) and not creator_re.search(block.text):
+                    # A function or class that creates no semaphore itself: run with
+                    # unknown arguments it cannot find anything; the entries that give
+                    # it semaphores analyse it.
+                    cached = ((), {_SKIPPED: None}, False)
+                else:
+                    found, deps = self._run_entry(block, state)
+                    cached = (found, deps, any(k.startswith("@") for k in deps))
+                    ran += 1
             entries[block] = cached
             raws.extend(cached[0])
         self._entries = entries
         self.stats = {"blocks": len(blocks), "entries_run": ran}
         return self._finish(raws)
+
+    def _creator_names(self, blocks, changed):
+        """Module-level names that may stand for an API creating semaphores (aliases such
+        as `rs = pl.run_scoped`, imports of it, helpers calling it)."""
+        if not changed and self._creators is not None:
+            return self._creators
+        names = set()
+        for b in blocks:
+            if not _is_definition(b) and _CREATORS.search(b.text):
+                names.update(block_names(b))
+        return frozenset(names)
 
     def _external_valid(self, deps):
         ws = self.workspace

@@ -20,11 +20,12 @@ from . import api, checks
 from .symbols import LIBRARY_ROOTS, canonical, child
 from .values import (
     SLICE, UNKNOWN, Api, Bound, ModuleV, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
-    Partial, Sem, SemType, Seq, SeqOf, Site, SliceV, Special, allocate, element, join, join_all, map_sems,
+    Partial, Sem, SemType, Seq, SeqOf, SeqTail, Site, SliceV, Special, allocate, element, join, join_all, map_sems,
     semaphore_member,
 )
 
 MAX_DEPTH = 16
+MAX_UNROLL = 16
 STEP_BUDGET = 400_000
 
 
@@ -141,8 +142,22 @@ class Interpreter:
         elif t is ast.If:
             return self.exec_if(s, frame)
         elif t in (ast.For, ast.AsyncFor):
-            item = element(self.eval(s.iter, frame))
-            self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
+            it = self.eval(s.iter, frame)
+            if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL:
+                # A Python loop over a tuple is unrolled when JAX traces it: every item
+                # goes through the body.
+                envs = []
+                for item in it.items:
+                    self.assign(s.target, item, frame)
+                    self.run_body(s.body, frame)
+                    envs.append(frame.env)
+                    frame.env = dict(frame.env)
+                frame.env = _join_envs(envs)
+                if s.orelse:
+                    self.run_body(s.orelse, frame)
+            else:
+                item = element(it)
+                self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
         elif t is ast.While:
             self.eval(s.test, frame)
             self.exec_loop(s, frame, None)
@@ -336,7 +351,12 @@ class Interpreter:
             return Const(node.value)
         if t in (ast.Tuple, ast.List):
             items = self.eval_items(node.elts, frame)
-            return Seq(tuple(items), t is ast.List) if items is not None else UNKNOWN
+            if items is not None:
+                return Seq(tuple(items), t is ast.List)
+            # `[*unknown, a, b]`: keep the known tail
+            last = max(i for i, e in enumerate(node.elts) if isinstance(e, ast.Starred))
+            tail = self.eval_items(node.elts[last + 1:], frame)
+            return SeqTail(tuple(tail)) if tail else UNKNOWN
         if t is ast.BinOp:
             return self.binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame))
         if t is ast.IfExp:
@@ -430,8 +450,13 @@ class Interpreter:
         return None
 
     def binop(self, a, op, b):
-        if isinstance(op, ast.Add) and isinstance(a, Seq) and isinstance(b, Seq):
-            return Seq(a.items + b.items, a.is_list)
+        if isinstance(op, ast.Add):
+            if isinstance(a, Seq) and isinstance(b, Seq):
+                return Seq(a.items + b.items, a.is_list)
+            if isinstance(b, Seq) and b.items and (a is UNKNOWN or isinstance(a, (SeqTail, SeqOf))):
+                return SeqTail((a.items if isinstance(a, SeqTail) else ()) + b.items)
+            if isinstance(a, Seq) and isinstance(b, SeqTail):
+                return b
         if isinstance(op, ast.Mult):
             if isinstance(a, Seq) and isinstance(b, Const) and type(b.value) is int and 0 <= b.value <= 4096:
                 return Seq(a.items * b.value, a.is_list)
@@ -484,7 +509,7 @@ class Interpreter:
         if isinstance(obj, Sem):
             if attr == "at":
                 return Special("at", obj)
-            if attr == "shape" and all(type(d) is int for d in obj.dims):
+            if attr == "shape" and obj.dims is not None and all(type(d) is int for d in obj.dims):
                 return Seq(tuple(Const(d) for d in obj.dims))
             return UNKNOWN
         if isinstance(obj, Descriptor) and attr in api.DESCRIPTOR_METHODS:
@@ -555,6 +580,8 @@ class Interpreter:
                         kinds.append("drop")
             else:
                 kinds.append("drop")
+        if sem.dims is None:
+            return UNKNOWN  # the rank depends on the path: so does the result
         rank = len(sem.dims)
         n_ellipsis = kinds.count("ellipsis")
         explicit = len(kinds) - n_ellipsis
@@ -1030,7 +1057,10 @@ class Interpreter:
             return
         kernel, outs, scratch, node, frame = callable_.data
         kw = {}
-        if isinstance(scratch, Seq):
+        if isinstance(scratch, SeqTail):
+            outs = None  # the leading scratch count is unknown: bind the tail from the end
+            tail = [Arg(allocate(v)) for v in scratch.items]
+        elif isinstance(scratch, Seq):
             tail = [Arg(allocate(v)) for v in scratch.items]
         elif isinstance(scratch, Mapping):
             tail = []

@@ -38,8 +38,20 @@ _PREFIXES = (
 LIBRARY_ROOTS = frozenset({"jax", "functools", "dataclasses", "jaxlib", "numpy", "math", "typing", "flax"})
 
 
+_CANONICAL: dict[str, str] = {}
+
+
 def canonical(qname: str) -> str:
     """Canonical dotted name for a fully qualified one."""
+    hit = _CANONICAL.get(qname)
+    if hit is None:
+        hit = _canonical(qname)
+        if len(_CANONICAL) < 100_000:
+            _CANONICAL[qname] = hit
+    return hit
+
+
+def _canonical(qname: str) -> str:
     for prefix, short in _PREFIXES:
         if qname == prefix:
             return short

@@ -80,7 +80,7 @@ class Sem:
     """A semaphore ref (or a view of one)."""
 
     kind: str
-    dims: tuple
+    dims: tuple | None    # None: non-scalar, rank differs between paths
     decl: Loc | None
     site: Site | None = None
     scalar_decl: tuple | None = None
@@ -99,6 +99,14 @@ class Seq:
 
     items: tuple
     is_list: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class SeqTail:
+    """A list whose length is unknown but whose last items are known (`[*xs, a, b]`):
+    enough to bind scratch refs, which are always the last kernel parameters."""
+
+    items: tuple
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,16 +211,22 @@ def join(a, b):
         if a.scalar and b.scalar:
             return a
         if not a.scalar and not b.scalar:
-            return a  # non-scalar on both paths: still an error wherever it is used whole
+            # non-scalar on both paths: still an error wherever it is used whole
+            dims = join_dims(a.dims, b.dims)
+            return a if dims == a.dims else replace(a, dims=dims, scalar_decl=None)
         return UNKNOWN
     if isinstance(a, Const) and isinstance(b, Const):
         return a if a.value == b.value and type(a.value) is type(b.value) else UNKNOWN
     if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
         return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
     if isinstance(a, SemType) and isinstance(b, SemType):
-        if a.dims == b.dims or (a.dims and b.dims):
+        if a.dims == b.dims:
             return a
+        if a.dims and b.dims:
+            return replace(a, dims=join_dims(a.dims, b.dims), scalar_decl=None)
         return UNKNOWN
+    if isinstance(a, SeqTail) and isinstance(b, SeqTail) and len(a.items) == len(b.items):
+        return SeqTail(tuple(join(x, y) for x, y in zip(a.items, b.items)))
     if isinstance(a, SeqOf) and isinstance(b, SeqOf):
         return SeqOf(join(a.item, b.item))
     if isinstance(a, Api) and isinstance(b, Api) and a.qname == b.qname:
@@ -223,6 +237,15 @@ def join(a, b):
         return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
                           a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt)
     return UNKNOWN
+
+
+def join_dims(a, b):
+    """Dims of a semaphore array that has shape `a` on one path and `b` on another: the
+    same rank keeps known lengths; different ranks give None ("some non-scalar shape":
+    still an error used whole, unknown once indexed)."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else "?" for x, y in zip(a, b))
 
 
 def element(value):
@@ -289,8 +312,10 @@ def semaphore_member(qname: str) -> str | None:
     return None
 
 
-def shape_text(dims: tuple) -> str:
+def shape_text(dims: tuple | None) -> str:
     """Format a shape as JAX prints it: (2,), (2, 3), ()."""
+    if dims is None:
+        return "(...)"
     parts = [str(d) for d in dims]
     if len(parts) == 1:
         return f"({parts[0]},)"
