@@ -291,7 +291,7 @@ def report(args, modules, direct, indirect, false_errors, false_warnings, rate, 
         if r not in ok:
             rec = r["fixed_jax"]
             print(f"  JAX rejects the fix of {r['mutant'].label}: {rec['exc_type']}: "
-                  f"{rec['message'] or '(no message)'}")
+                  f"{rec['message'] or '(the module checks its result: the fix changed it)'}")
     conf = [r for r in indirect if r["jax"]["status"] == "sem_error"]
     print(f"indirect mutants JAX confirms: {len(conf)}/{len(indirect)}")
     for r in indirect:
