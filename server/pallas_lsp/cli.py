@@ -335,24 +335,21 @@ def _pool_context():
 def check_all(tasks: list[Task], jobs: int) -> list[FileResult]:
     """Run `check_file` over the tasks, in worker processes when it pays off."""
     if jobs > 1 and len(tasks) > 1:
-        total = 0
-        for t in tasks:
-            try:
-                total += os.path.getsize(t.path)
-            except OSError:
-                pass
-        if total >= _PARALLEL_MIN_BYTES:
+        sizes = {id(t): _size(t) for t in tasks}
+        if sum(sizes.values()) >= _PARALLEL_MIN_BYTES:
             # Biggest files first, so the last ones to finish are small.
-            order = sorted(tasks, key=lambda t: -_size(t.path))
+            order = sorted(tasks, key=lambda t: -sizes[id(t)])
             workers = min(jobs, len(tasks))
             with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
                 return list(pool.map(check_file, order, chunksize=max(1, len(order) // (workers * 8))))
     return [check_file(t) for t in tasks]
 
 
-def _size(path: str) -> int:
+def _size(task: Task) -> int:
+    if task.data is not None:
+        return len(task.data)
     try:
-        return os.path.getsize(path)
+        return os.path.getsize(task.path)
     except OSError:
         return 0
 
