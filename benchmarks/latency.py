@@ -435,7 +435,7 @@ def render(results, o):
         w(f"\n=== {size:,} lines ({size_res['file']}, {size_res['mistakes']} deliberate "
           f"mistakes)  loadavg {size_res['loadavg_start']} -> {size_res['loadavg_end']}\n")
         hdr = (f"{'server':22s} {'mode':5s} {'edit med':>9s} {'p10':>8s} {'p90':>8s} "
-               f"{'burst':>9s} {'open':>9s} {'RSS MB':>7s} {'diags':>6s}  notes")
+               f"{'burst':>9s} {'open':>9s} {'start':>7s} {'RSS MB':>7s} {'diags':>6s}  notes")
         w(hdr + "\n" + "-" * len(hdr) + "\n")
         best = best_rows(size_res["rows"])
         for r in size_res["rows"]:
@@ -449,9 +449,10 @@ def render(results, o):
                 notes.append("ERRORS: " + " | ".join(r["errors"])[:200])
             w(f"{r['server'] + star:22s} {r['mode']:5s} {fnum(r['edit_median']):>9s} "
               f"{fnum(r['edit_p10']):>8s} {fnum(r['edit_p90']):>8s} {fnum(r['burst']):>9s} "
-              f"{fnum(r['open']):>9s} {fnum(r['rss']):>7s} "
+              f"{fnum(r['open']):>9s} {fnum(r['startup'], 0):>7s} {fnum(r['rss']):>7s} "
               f"{'/'.join(str(c) for c in r['open_diag_count']):>6s}  {'; '.join(notes)}\n")
-        w("(ms unless noted; diags = diagnostics on open; * = the server's lowest edit median)\n")
+        w("(ms unless noted; start = spawn -> initialize answered; diags = diagnostics on "
+          "open; * = the server's lowest edit median)\n")
         comps = comparisons(size_res["rows"])
         if comps:
             w(f"{'pallas-lsp / ruff':22s} {'edit':>7s} {'burst':>7s} {'open':>7s} {'RSS':>7s}\n")
@@ -487,15 +488,17 @@ def render(results, o):
 
 
 def render_markdown(results):
-    out = ["| lines | server (mode) | edit median [p10-p90] ms | burst ms | open ms | peak RSS MB |",
-           "|---:|---|---:|---:|---:|---:|"]
+    head = ("| lines | server (mode) | edit median [p10-p90] ms | burst ms | open ms | start ms "
+            "| peak RSS MB |")
+    out = [head, "|---:|---|---:|---:|---:|---:|---:|"]
     for s in results["sizes"]:
         best = best_rows(s["rows"])
         for r in s["rows"]:
             star = " *" if best.get(r["server"]) is r else ""
             out.append(f"| {s['lines']:,} | {r['server']} ({r['mode']}){star} | "
                        f"{fnum(r['edit_median'])} [{fnum(r['edit_p10'])}-{fnum(r['edit_p90'])}] | "
-                       f"{fnum(r['burst'])} | {fnum(r['open'])} | {fnum(r['rss'])} |")
+                       f"{fnum(r['burst'])} | {fnum(r['open'])} | {fnum(r['startup'], 0)} | "
+                       f"{fnum(r['rss'])} |")
     out.append("")
     out.append("| lines | goal | push vs push | pull vs pull | fastest vs fastest |")
     out.append("|---:|---|---|---|---|")
