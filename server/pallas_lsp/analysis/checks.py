@@ -30,6 +30,8 @@ class RawFinding:
     direct: bool            # the reported expression is the semaphore itself
     role: str | None = None
     remote: bool = False
+    slice_names: frozenset = frozenset()   # names in the call's `.at[...]`s bound to slices
+    loop_var: str | None = None            # the innermost loop variable around the call
 
 
 def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None):
@@ -47,7 +49,38 @@ def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role
         stmt_loc, call, direct, via = stmt, call_loc, loc is not None, None
     if at is None:
         return
-    ctx.findings.append(RawFinding(code, verb, api_name, value, at, stmt_loc, call, via, direct, role, remote))
+    ctx.findings.append(RawFinding(code, verb, api_name, value, at, stmt_loc, call, via, direct, role, remote,
+                                   _slice_names(call, frame) if site is None else frozenset(),
+                                   _loop_var(frame) if site is None else None))
+
+
+def _loop_var(frame):
+    f = frame
+    while f is not None:
+        if f.loops:
+            return f.loops[-1]
+        f = f.parent
+    return None
+
+
+def _slice_names(call, frame):
+    """Names used as `.at[name]` in the call that hold a slice (`rows = pl.ds(...)`):
+    they are not slots, so they are no index suggestion."""
+    from .values import SliceV
+
+    if call is None or not isinstance(call.node, ast.Call):
+        return frozenset()
+    out = set()
+    for a in list(call.node.args) + [k.value for k in call.node.keywords]:
+        if _is_at(a):
+            for e in _index_elts(a):
+                if isinstance(e, ast.Name):
+                    f = frame
+                    while f is not None and e.id not in f.env:
+                        f = f.parent
+                    if f is not None and isinstance(f.env[e.id], SliceV):
+                        out.add(e.id)
+    return frozenset(out)
 
 
 # --------------------------------------------------------------------------- conversion
@@ -68,7 +101,15 @@ def _index_suggestion(raw: RawFinding, rank: int) -> tuple[str, ...]:
     first = "0"
     call = raw.call.node if raw.call is not None else None
     if isinstance(call, ast.Call):
-        for a in list(call.args) + [k.value for k in call.keywords]:
+        # The destination buffer's slot first (the argument just before the semaphore),
+        # then the other refs.
+        args = list(call.args)
+        pos = next((i for i, a in enumerate(args) if a is at_node), len(args))
+        order = list(reversed(args[:pos])) + args[pos + 1:] + [k.value for k in call.keywords]
+        if any(k.value is at_node for k in call.keywords):
+            by_name = {k.arg: k.value for k in call.keywords}
+            order = [by_name[n] for n in ("dst_ref", "src_ref") if n in by_name] + order
+        for a in order:
             if a is at_node or not _is_at(a):
                 continue
             elts = _index_elts(a)
@@ -76,10 +117,15 @@ def _index_suggestion(raw: RawFinding, rank: int) -> tuple[str, ...]:
                 continue
             if isinstance(elts[0], ast.Call):
                 continue  # pl.ds(...) keeps the dimension: not a slot
+            if isinstance(elts[0], ast.Name) and elts[0].id in raw.slice_names:
+                continue
             text = raw.call.block.segment(elts[0])
             if text not in existing and "\n" not in text:
                 first = text
                 break
+        else:
+            if raw.loop_var and raw.loop_var not in existing:
+                first = raw.loop_var
     return (first,) + ("0",) * (rank - 1)
 
 

@@ -55,7 +55,8 @@ class Arg:
 class Frame:
     """One activation: a function call, or a module block being executed."""
 
-    __slots__ = ("env", "parent", "block", "func", "returns", "stmt", "depth", "created", "path", "module")
+    __slots__ = ("env", "parent", "block", "func", "returns", "stmt", "depth", "created", "path", "module",
+                 "loops")
 
     def __init__(self, env, parent, block, func=None, depth=0, path=None, module=None):
         self.env = env
@@ -66,6 +67,7 @@ class Frame:
         self.stmt = None
         self.depth = depth
         self.created = []           # Funcs defined here (run with unknown args if never called)
+        self.loops = []             # names of the enclosing loop variables (index suggestions)
         self.path = path
         # The module whose globals a module-level frame sees (None: inherit / the entry's).
         self.module = module if module is not None else (parent.module if parent is not None else None)
@@ -143,21 +145,14 @@ class Interpreter:
             return self.exec_if(s, frame)
         elif t in (ast.For, ast.AsyncFor):
             it = self.eval(s.iter, frame)
-            if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL:
-                # A Python loop over a tuple is unrolled when JAX traces it: every item
-                # goes through the body.
-                envs = []
-                for item in it.items:
-                    self.assign(s.target, item, frame)
-                    self.run_body(s.body, frame)
-                    envs.append(frame.env)
-                    frame.env = dict(frame.env)
-                frame.env = _join_envs(envs)
-                if s.orelse:
-                    self.run_body(s.orelse, frame)
-            else:
-                item = element(it)
-                self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
+            loop_var = isinstance(s.target, ast.Name) and not isinstance(it, Seq)
+            if loop_var:
+                frame.loops.append(s.target.id)
+            try:
+                self.exec_for(s, it, frame)
+            finally:
+                if loop_var:
+                    frame.loops.pop()
         elif t is ast.While:
             self.eval(s.test, frame)
             self.exec_loop(s, frame, None)
@@ -198,6 +193,23 @@ class Interpreter:
             frame.env = _join_envs(envs)
         # Pass, Global, Nonlocal, ...: nothing to do
         return True
+
+    def exec_for(self, s, it, frame):
+        if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL:
+            # A Python loop over a tuple is unrolled when JAX traces it: every item goes
+            # through the body.
+            envs = []
+            for item in it.items:
+                self.assign(s.target, item, frame)
+                self.run_body(s.body, frame)
+                envs.append(frame.env)
+                frame.env = dict(frame.env)
+            frame.env = _join_envs(envs)
+            if s.orelse:
+                self.run_body(s.orelse, frame)
+        else:
+            item = element(it)
+            self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
 
     def exec_if(self, s, frame) -> bool:
         cond = self.truth(self.eval(s.test, frame))
@@ -709,7 +721,7 @@ class Interpreter:
             if isinstance(v, (Func, Partial)):
                 self.call(v, [STAR], {}, None, frame, helper=False)
 
-    def call_function(self, func, args, kwargs, node, frame, helper=True):
+    def call_function(self, func, args, kwargs, node, frame, helper=True, loop_body=False):
         func.analysed = True
         ctx = self.ctx
         if frame.depth >= MAX_DEPTH or func.node in ctx.active:
@@ -717,6 +729,8 @@ class Interpreter:
         fnode = func.node
         env = self.bind(fnode, func, args, kwargs, node, frame, helper)
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
+        if loop_body and fnode.args.args:
+            callee_frame.loops.append(fnode.args.args[0].arg)
         ctx.active.append(fnode)
         try:
             if isinstance(fnode, ast.Lambda):
@@ -864,7 +878,10 @@ class Interpreter:
             return Special("loop")
         if q == "jax.lax.fori_loop":
             vals = [a.value if a is not STAR else UNKNOWN for a in args]
-            if len(vals) >= 4:
+            if len(vals) >= 4 and isinstance(vals[2], Func):
+                self.call_function(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, node, frame, helper=False,
+                                   loop_body=True)
+            elif len(vals) >= 4:
                 self.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, node, frame, helper=False)
             return UNKNOWN
         if q == "jax.lax.while_loop":
@@ -1093,7 +1110,9 @@ class Interpreter:
                 self.call(args[0].value, [], {}, node, frame, helper=False)
             return UNKNOWN
         if kind == "loop":
-            if args and args[0] is not STAR:
+            if args and args[0] is not STAR and isinstance(args[0].value, Func):
+                self.call_function(args[0].value, [Arg(UNKNOWN)], {}, node, frame, helper=False, loop_body=True)
+            elif args and args[0] is not STAR:
                 self.call(args[0].value, [Arg(UNKNOWN)], {}, node, frame, helper=False)
             return UNKNOWN
         if kind == "with_scoped_decorator":
