@@ -31,6 +31,7 @@ they are noisy; the load average is printed with every table.  Exit status:
 """
 
 import argparse
+import hashlib
 import json
 import os
 import shlex
@@ -92,16 +93,25 @@ def server_specs(venv):
     }
 
 
-def ensure_venv(venv, allow_setup):
+def venv_is_current(venv):
+    """The venv has every server and was built from the current pyproject.toml."""
     needed = [venv_bin(venv, n) for n in ("python", "ruff", "jedi-language-server")]
-    if all(os.access(p, os.X_OK) for p in needed):
+    if not all(os.access(p, os.X_OK) for p in needed):
+        return False
+    stamp = Path(venv) / ".pyproject.sha256"
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    return stamp.exists() and stamp.read_text().strip() == digest
+
+
+def ensure_venv(venv, allow_setup):
+    if venv_is_current(venv):
         return
     if not allow_setup:
-        sys.exit(f"latency: benchmark venv missing or incomplete at {venv}; "
-                 f"run: bash {HERE / 'setup_venv.sh'}")
+        sys.exit(f"latency: benchmark venv missing, incomplete or older than pyproject.toml "
+                 f"at {venv}; run: bash {HERE / 'setup_venv.sh'}")
     if Path(venv).resolve() != (HERE / ".venv").resolve():
         sys.exit(f"latency: {venv} is incomplete (setup_venv.sh only builds {HERE / '.venv'})")
-    print(f"latency: creating the benchmark venv ({venv}) with setup_venv.sh ...", flush=True)
+    print(f"latency: setting up the benchmark venv ({venv}) with setup_venv.sh ...", flush=True)
     subprocess.run(["bash", str(HERE / "setup_venv.sh"), sys.executable], check=True)
 
 

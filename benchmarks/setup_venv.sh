@@ -24,6 +24,9 @@ fi
 # break the benchmark itself.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check py-spy \
     || echo "setup_venv: py-spy unavailable; --profile will fall back to cProfile" >&2
+# latency.py re-runs this script when pyproject.toml (the project's
+# dependencies) no longer matches the one the venv was built from.
+sha256sum "$root/pyproject.toml" | cut -d' ' -f1 > "$venv/.pyproject.sha256"
 "$venv/bin/ruff" --version
 "$venv/bin/jedi-language-server" --version 2>/dev/null || "$venv/bin/python" -c "import jedi_language_server; print('jedi-language-server', jedi_language_server.__version__ if hasattr(jedi_language_server,'__version__') else '')"
 "$venv/bin/python" -c "import pallas_lsp; print('pallas_lsp from', pallas_lsp.__file__)"
