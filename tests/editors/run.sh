@@ -104,6 +104,7 @@ run_neovim() {
   mkdir -p "$run"; fresh_workspace "$ws"
   (cd "$ws" && XDG_CACHE_HOME="$run/cache" XDG_STATE_HOME="$run/state" XDG_CONFIG_HOME="$run/config" \
     XDG_DATA_HOME="$run/data" SERVER_CMD="$SERVER_CMD" RESULT="$run/result.txt" \
+    PALLAS_NVIM_CONFIG="$REPO/editors/neovim/pallas-0.7.lua" \
     timeout 120 nvim --headless --clean -u "$HERE/neovim/test.lua" >"$run/nvim.out" 2>&1)
   local rc=$?
   cat "$run/result.txt" 2>/dev/null || log "no result file"
@@ -121,7 +122,7 @@ run_emacs() {
   local run=$OUT/emacs ws=$OUT/emacs/workspace
   mkdir -p "$run/home"; fresh_workspace "$ws"
   HOME="$run/home" SERVER_CMD="$SERVER_CMD" WORKSPACE="$ws" RESULT="$run/result.txt" \
-    LOGDIR="$run" timeout 120 emacs --batch --no-init-file -l "$HERE/emacs/test.el" >"$run/emacs.out" 2>&1
+    PALLAS_EMACS_CONFIG="$REPO/editors/emacs/pallas-eglot.el" LOGDIR="$run" timeout 120 emacs --batch --no-init-file -l "$HERE/emacs/test.el" >"$run/emacs.out" 2>&1
   local rc=$?
   cat "$run/result.txt" 2>/dev/null || log "no result file"
   if [[ $rc -ne 0 ]]; then

@@ -1,6 +1,7 @@
 ;;; test.el --- headless Emacs 28 + eglot 1.9 end-to-end test of pallas-lsp -*- lexical-binding: t -*-
 ;; Usage:
-;;   SERVER_CMD="python -m pallas_lsp" WORKSPACE=<copy of fixtures/workspace> RESULT=out.txt LOGDIR=dir \
+;;   SERVER_CMD="python -m pallas_lsp" PALLAS_EMACS_CONFIG=editors/emacs/pallas-eglot.el \
+;;     WORKSPACE=<copy of fixtures/workspace> RESULT=out.txt LOGDIR=dir \
 ;;     emacs --batch --no-init-file -l test.el
 ;; Scenario: kernel_index.py shows PAL001 on `sems'; the index quick fix gives `sems.at[slot]' and
 ;; the diagnostic clears; kernel_guard.py shows PAL002 on `flags'; the assertion-guard fix puts
@@ -12,6 +13,7 @@
 (require 'python)
 (require 'seq)
 
+(defvar pallas-lsp-command)
 (defvar pallas-test-log nil)
 (defvar pallas-test-t0 (float-time))
 (defun pallas-test-log (fmt &rest args)
@@ -49,22 +51,22 @@
 (defun pallas-test-check (cond fmt &rest args)
   (unless cond (error "%s" (apply #'format fmt args))))
 
-(setq eglot-server-programs
-      `((python-mode . ,(split-string-and-unquote (or (getenv "SERVER_CMD") "python3 -m pallas_lsp"))))
-      eglot-sync-connect 20          ; block in (eglot ...) until initialize returns
+;; the documented configuration (editors/emacs/pallas-eglot.el), with the server command under test
+(setq pallas-lsp-command (split-string-and-unquote (or (getenv "SERVER_CMD") "python3 -m pallas_lsp")))
+(load (or (getenv "PALLAS_EMACS_CONFIG") (error "PALLAS_EMACS_CONFIG not set")) nil t)
+(setq eglot-sync-connect 20          ; block in (eglot ...) until initialize returns
       eglot-autoshutdown t
       eglot-confirm-server-initiated-edits nil
       eglot-events-buffer-size 200000)
-;; the settings contract: initializationOptions (eglot 1.9 reads this from the server class)
-(cl-defmethod eglot-initialization-options ((_server eglot-lsp-server))
-  (list :select [] :ignore [] :interpreter nil :logLevel "info"))
 
 (defun pallas-test-open (file code)
   "Visit FILE with eglot managing it; return its diagnostic with CODE."
   (find-file (expand-file-name file (getenv "WORKSPACE")))
-  (python-mode)
+  (pallas-test-check (derived-mode-p 'python-mode) "%s did not open in python-mode" file)
+  ;; `eglot-ensure' (python-mode-hook) connects from post-command-hook, which never runs in batch
+  ;; mode: connect the way `M-x eglot' would, with the contact from `eglot-server-programs'
   (unless (eglot-current-server)
-    (apply #'eglot (eglot--guess-contact)))   ; non-interactive `M-x eglot'
+    (apply #'eglot (eglot--guess-contact)))
   (pallas-test-check (pallas-test-wait #'eglot-managed-p 20) "eglot does not manage %s after 20s" file)
   ;; flymake's deferred start never fires in batch mode: kick it while waiting
   (let* ((diags (pallas-test-wait (lambda () (flymake-start) (flymake-diagnostics)) 20))

@@ -1,5 +1,7 @@
 -- Headless Neovim (0.7 API, works on newer) end-to-end test of pallas-lsp.
---   cd <workspace copy> && SERVER_CMD="python -m pallas_lsp" RESULT=out.txt nvim --headless --clean -u test.lua
+--   cd <workspace copy> && SERVER_CMD="python -m pallas_lsp" PALLAS_NVIM_CONFIG=editors/neovim/pallas-0.7.lua \
+--     RESULT=out.txt nvim --headless -u test.lua
+-- The server is started by the documented configuration ($PALLAS_NVIM_CONFIG) when a Python file opens.
 -- Scenario: kernel_index.py shows PAL001 on `sems`; the quick fix that indexes it gives
 -- `sems.at[slot]` and the diagnostic clears; kernel_guard.py shows PAL002 on `flags`; the
 -- assertion-guard fix puts `assert flags.shape == ...` on its own line above the call.
@@ -28,31 +30,32 @@ end
 
 local client_id
 
-local function start_server()
-  local cmd = vim.split(os.getenv("SERVER_CMD") or "python3 -m pallas_lsp", " ", { trimempty = true })
-  client_id = vim.lsp.start_client({
-    name = "pallas",
-    cmd = cmd,
-    root_dir = vim.fn.getcwd(),
-    -- settings contract: select/ignore/interpreter/logLevel as initializationOptions
-    init_options = { select = {}, ignore = {}, interpreter = vim.NIL, logLevel = "info" },
-    on_exit = function(code, signal) log("server exited code=%s signal=%s", tostring(code), tostring(signal)) end,
-  })
-  check(client_id ~= nil, "vim.lsp.start_client failed for %s", table.concat(cmd, " "))
+-- The documented configuration (editors/neovim/pallas-0.7.lua) starts and attaches the server.
+local function load_config()
+  vim.g.pallas_lsp_cmd = vim.split(os.getenv("SERVER_CMD") or "python3 -m pallas_lsp", " ", { trimempty = true })
+  dofile(os.getenv("PALLAS_NVIM_CONFIG"))
+end
+
+local function wait_for_client(bufnr)
   local ok = vim.wait(20000, function()
-    local c = vim.lsp.get_client_by_id(client_id)
-    return c ~= nil and c.initialized
+    for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+      if c.name == "pallas" and c.initialized then
+        if client_id ~= c.id then log("server attached: %s", table.concat(c.config.cmd, " ")) end
+        client_id = c.id
+        return true
+      end
+    end
+    return false
   end, 50)
-  check(ok, "server did not initialize within 20s")
-  log("initialized: %s", table.concat(cmd, " "))
+  check(ok, "no initialized pallas client on the buffer within 20s (cmd: %s)", table.concat(vim.g.pallas_lsp_cmd, " "))
 end
 
 -- Opens `file`, attaches the server, waits until it reports a diagnostic with `code`.
 local function open_and_wait(file, code)
   vim.cmd("edit " .. vim.fn.fnameescape(file))
   local bufnr = vim.api.nvim_get_current_buf()
-  vim.bo[bufnr].filetype = "python"
-  vim.lsp.buf_attach_client(bufnr, client_id)
+  check(vim.bo[bufnr].filetype == "python", "filetype of %s is %q", file, vim.bo[bufnr].filetype)
+  wait_for_client(bufnr)
   local found
   vim.wait(20000, function()
     for _, d in ipairs(vim.diagnostic.get(bufnr)) do
@@ -125,7 +128,7 @@ local function quick_fix(bufnr, d, want)
 end
 
 local function main()
-  start_server()
+  load_config()
 
   -- 1. index fix on kernel_index.py
   local bufnr, d = open_and_wait("kernel_index.py", "PAL001")

@@ -1,0 +1,24 @@
+;;; pallas-eglot.el --- pallas-lsp through eglot  -*- lexical-binding: t -*-
+;; eglot is built into Emacs 29+; on Emacs 26-28 install it (M-x package-install RET eglot, or
+;; Debian's elpa-eglot).  Load this file from your init file, or paste it there.
+;; `python3' must have pallas-lsp installed (python3 -m pip install pallas-lsp); set
+;; `pallas-lsp-command' to use a venv, e.g. '("/path/to/venv/bin/python" "-m" "pallas_lsp").
+(require 'eglot)
+
+(defvar pallas-lsp-command '("python3" "-m" "pallas_lsp")
+  "Command line that starts the pallas-lsp server (stdio).")
+
+;; eglot runs one server per buffer: this makes pallas-lsp the Python server of eglot.
+(add-to-list 'eglot-server-programs
+             `((python-mode python-ts-mode) . ,pallas-lsp-command))
+
+;; Settings, sent as workspace/didChangeConfiguration {"pallas": {...}} (the keys of the VS Code
+;; settings: select, ignore).  Per project, put the same in .dir-locals.el.
+(setq-default eglot-workspace-configuration
+              '((:pallas . (:select [] :ignore []))))
+
+;; Start eglot in every Python buffer (or run M-x eglot by hand).
+(add-hook 'python-mode-hook #'eglot-ensure)
+
+(provide 'pallas-eglot)
+;;; pallas-eglot.el ends here

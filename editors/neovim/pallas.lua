@@ -1,0 +1,12 @@
+-- pallas-lsp for Neovim 0.11 and newer (vim.lsp.config / vim.lsp.enable).
+-- Put this file in ~/.config/nvim/lua/ and `require("pallas")` from init.lua, or paste it there.
+-- `python3` must have pallas-lsp installed (python3 -m pip install pallas-lsp); use the full path of a
+-- venv's python (or { "/path/to/venv/bin/pallas-lsp" }) to pick another environment.
+vim.lsp.config("pallas", {
+  cmd = { "python3", "-m", "pallas_lsp" },
+  filetypes = { "python" },
+  root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
+  -- the same keys as the VS Code settings, e.g. select = { "PAL001", "PAL002" } or ignore = { "PAL003" }
+  init_options = { select = {}, ignore = {}, logLevel = "info" },
+})
+vim.lsp.enable("pallas")
