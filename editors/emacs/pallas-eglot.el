@@ -12,10 +12,11 @@
 (add-to-list 'eglot-server-programs
              `((python-mode python-ts-mode) . ,pallas-lsp-command))
 
-;; Settings, sent as workspace/didChangeConfiguration {"pallas": {...}} (the keys of the VS Code
-;; settings: select, ignore).  Per project, put the same in .dir-locals.el.
-(setq-default eglot-workspace-configuration
-              '((:pallas . (:select [] :ignore []))))
+;; Settings (the keys of the VS Code settings: select, ignore) are sent as
+;; workspace/didChangeConfiguration {"pallas": {...}}; left unset, [tool.pallas-lsp] in
+;; pyproject.toml applies.  For example, globally or per project in .dir-locals.el:
+;;   (setq-default eglot-workspace-configuration '((:pallas . (:ignore ["PAL003"]))))
+;; After changing it in a running session: M-x eglot-signal-didChangeConfiguration.
 
 ;; Start eglot in every Python buffer (or run M-x eglot by hand).
 (add-hook 'python-mode-hook #'eglot-ensure)

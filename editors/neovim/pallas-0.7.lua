@@ -28,8 +28,8 @@ vim.api.nvim_create_autocmd("FileType", {
         name = "pallas",
         cmd = vim.g.pallas_lsp_cmd or { "python3", "-m", "pallas_lsp" },
         root_dir = root,
-        -- the same keys as the VS Code settings, e.g. select = { "PAL001" } or ignore = { "PAL003" }
-        init_options = { select = {}, ignore = {}, logLevel = "info" },
+        -- the keys of the VS Code settings; leave select/ignore out to use [tool.pallas-lsp]
+        init_options = { logLevel = "info" }, -- e.g. { ignore = { "PAL003" }, logLevel = "info" }
       })
       clients[root] = id
     end

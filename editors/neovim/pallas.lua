@@ -6,7 +6,7 @@ vim.lsp.config("pallas", {
   cmd = { "python3", "-m", "pallas_lsp" },
   filetypes = { "python" },
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
-  -- the same keys as the VS Code settings, e.g. select = { "PAL001", "PAL002" } or ignore = { "PAL003" }
-  init_options = { select = {}, ignore = {}, logLevel = "info" },
+  -- the keys of the VS Code settings; leave select/ignore out to use [tool.pallas-lsp] in pyproject.toml
+  init_options = { logLevel = "info" }, -- e.g. { ignore = { "PAL003" }, logLevel = "info" }
 })
 vim.lsp.enable("pallas")

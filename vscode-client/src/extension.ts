@@ -223,12 +223,13 @@ class PallasClient implements vscode.Disposable {
   }
 }
 
-/** The settings contract's initializationOptions (didChangeConfiguration sends the `pallas` section). */
+/** The settings contract's initializationOptions (didChangeConfiguration sends the `pallas` section).
+ *  `select` / `ignore` are left out unless the user set them, so that `[tool.pallas-lsp]` applies. */
 function initializationOptions(cmd: ServerCommand) {
   const config = vscode.workspace.getConfiguration("pallas");
   return {
-    select: config.get<string[]>("select", []),
-    ignore: config.get<string[]>("ignore", []),
+    select: config.get<string[] | null>("select") ?? undefined,
+    ignore: config.get<string[] | null>("ignore") ?? undefined,
     interpreter: cmd.interpreter ?? null,
     logLevel: config.get<string>("logLevel", "info"),
   };

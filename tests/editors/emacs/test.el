@@ -4,7 +4,8 @@
 ;;     WORKSPACE=<copy of fixtures/workspace> RESULT=out.txt LOGDIR=dir \
 ;;     emacs --batch --no-init-file -l test.el
 ;; Scenario: kernel_index.py shows PAL001 on `sems'; the index quick fix gives `sems.at[slot]' and
-;; the diagnostic clears; kernel_guard.py shows PAL002 on `flags'; the assertion-guard fix puts
+;; the diagnostic clears; kernel_guard.py shows PAL002 on `flags', which ignore = ["PAL002"] in
+;; `eglot-workspace-configuration' hides and unsetting brings back; the assertion-guard fix puts
 ;; `assert flags.shape == ...' on its own line above the call.  Exit status 0 = pass.
 (require 'package)
 (package-initialize)            ; Debian's elpa-eglot lives in /usr/share/emacs/site-lisp/elpa
@@ -144,7 +145,19 @@
         (let ((cleared (pallas-test-wait (lambda () (flymake-start) (null (flymake-diagnostics))) 20)))
           (pallas-test-log "diagnostics after the fix: %d" (length (flymake-diagnostics)))
           (pallas-test-check cleared "diagnostic not cleared after the index fix")))
-      ;; 2. assertion-guard fix
+      ;; 2. settings reach the server: ignoring PAL002 clears the diagnostic, unsetting brings it back
+      (pallas-test-open "kernel_guard.py" "PAL002")
+      (setq-default eglot-workspace-configuration '((:pallas . (:ignore ["PAL002"]))))
+      (eglot-signal-didChangeConfiguration (eglot-current-server))
+      (pallas-test-check (pallas-test-wait (lambda () (flymake-start) (null (flymake-diagnostics))) 20)
+                         "ignore = [PAL002] (eglot-workspace-configuration) did not clear the diagnostic")
+      (pallas-test-log "settings: ignore = [PAL002] cleared the diagnostic")
+      (setq-default eglot-workspace-configuration '((:pallas . (:logLevel "info"))))
+      (eglot-signal-didChangeConfiguration (eglot-current-server))
+      (pallas-test-check (pallas-test-wait (lambda () (flymake-start) (flymake-diagnostics)) 20)
+                         "the diagnostic did not come back after ignore was unset")
+      (pallas-test-log "settings: ignore unset, the diagnostic is back")
+      ;; 3. assertion-guard fix
       (let* ((d (pallas-test-open "kernel_guard.py" "PAL002"))
              (want (pallas-test-find "semaphore_signal(flags" "flags"))
              (call (pallas-test-line want))

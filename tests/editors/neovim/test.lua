@@ -3,7 +3,8 @@
 --     RESULT=out.txt nvim --headless -u test.lua
 -- The server is started by the documented configuration ($PALLAS_NVIM_CONFIG) when a Python file opens.
 -- Scenario: kernel_index.py shows PAL001 on `sems`; the quick fix that indexes it gives
--- `sems.at[slot]` and the diagnostic clears; kernel_guard.py shows PAL002 on `flags`; the
+-- `sems.at[slot]` and the diagnostic clears; kernel_guard.py shows PAL002 on `flags`, which
+-- `ignore = ["PAL002"]` (didChangeConfiguration) hides and unsetting it brings back; the
 -- assertion-guard fix puts `assert flags.shape == ...` on its own line above the call.
 -- Exit status 0 = pass. Every step is written to $RESULT.
 local result_path = os.getenv("RESULT") or "nvim-result.txt"
@@ -145,7 +146,19 @@ local function main()
   log("diagnostics after the fix: %d", #vim.diagnostic.get(bufnr))
   check(cleared, "diagnostic not cleared after the index fix")
 
-  -- 2. assertion-guard fix on kernel_guard.py
+  -- 2. settings reach the server: ignoring PAL002 clears the diagnostic, un-ignoring brings it back
+  bufnr = open_and_wait("kernel_guard.py", "PAL002")
+  local client = vim.lsp.get_client_by_id(client_id)
+  client.notify("workspace/didChangeConfiguration", { settings = { pallas = { ignore = { "PAL002" } } } })
+  check(vim.wait(20000, function() return #vim.diagnostic.get(bufnr) == 0 end, 50),
+    "ignore = [PAL002] (didChangeConfiguration) did not clear the diagnostic")
+  log("settings: ignore = [PAL002] cleared the diagnostic")
+  client.notify("workspace/didChangeConfiguration", { settings = { pallas = { logLevel = "info" } } })
+  check(vim.wait(20000, function() return #vim.diagnostic.get(bufnr) == 1 end, 50),
+    "the diagnostic did not come back after ignore was unset")
+  log("settings: ignore unset, the diagnostic is back")
+
+  -- 3. assertion-guard fix on kernel_guard.py
   bufnr, d = open_and_wait("kernel_guard.py", "PAL002")
   line, col = find(bufnr, "semaphore_signal(flags", "flags")
   check(d.lnum == line and d.col == col, "PAL002 at %d:%d, expected on `flags` at %d:%d", d.lnum, d.col, line, col)
