@@ -106,10 +106,10 @@ def sem_args(tree: ast.Module) -> list[SemArg]:
         params = SEM_PARAMS.get(name)
         if params is None:
             continue
-        if any(isinstance(a, ast.Starred) for a in node.args):
-            continue
+        # After a `*args` splat positions are unknown: only keywords can be read.
+        starred = any(isinstance(a, ast.Starred) for a in node.args)
         for pos, kw, role in params:
-            arg = node.args[pos] if pos < len(node.args) else None
+            arg = node.args[pos] if pos < len(node.args) and not starred else None
             for k in node.keywords:
                 if k.arg == kw:
                     arg = k.value

@@ -26,6 +26,8 @@ SRC = textwrap.dedent('''\
         pl.semaphore_signal(flags.at[0], 1)
         x_ñ = 1
         pltpu.async_copy(x, o, sem=sems.at[x_ñ])
+        pltpu.make_async_copy(*row, sems.at[2])
+        pltpu.make_async_copy(*row, sem=sems.at[3])
 ''')
 
 
@@ -39,6 +41,7 @@ def test_sem_args_by_position_keyword_and_alias():
         ("make_async_copy", "sem", 16, "sems"),
         ("semaphore_signal", "sem", 17, "flags.at[0]"),
         ("async_copy", "sem", 19, "sems.at[x_ñ]"),
+        ("make_async_copy", "sem", 21, "sems.at[3]"),  # after *row: keywords only
     ]
 
 
@@ -50,10 +53,11 @@ def test_mutants_strip_the_outermost_index_only():
         (13, "recv.at[1, 2]", "recv"),
         (17, "flags.at[0]", "flags"),
         (19, "sems.at[x_ñ]", "sems"),
+        (21, "sems.at[3]", "sems"),
     ]
-    last = ms[-1].source.splitlines()[18]
-    assert last == "    pltpu.async_copy(x, o, sem=sems)"
-    assert ms[-1].col == last.index("sems")
+    line = ms[-2].source.splitlines()[18]
+    assert line == "    pltpu.async_copy(x, o, sem=sems)"
+    assert ms[-2].col == line.index("sems")
     for m in ms:  # exactly one argument changed, the rest of the module is intact
         assert ast.dump(ast.parse(m.source)) != ast.dump(ast.parse(SRC))
         assert len(m.source) == len(SRC) - (len(m.original) - len(m.replacement))
