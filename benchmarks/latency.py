@@ -255,15 +255,16 @@ def session_args(cmd, path, mode, o):
     return lspbench.parse_run_args(argv)
 
 
-def run_sessions(cmd, path, mode, o, profiler=None):
-    a = session_args(cmd, path, mode, o)
-    runs = []
-    for k in range(o.repeat):
-        s = lspbench.Session(a, k)
-        if profiler is not None:
-            s.on_spawn = profiler.on_spawn
-        runs.append(s.run())
-    return runs
+def run_session(cmd, path, mode, o, k=0, profiler=None):
+    """One fresh server session (the k-th: its edits use seed + k)."""
+    s = lspbench.Session(session_args(cmd, path, mode, o), k)
+    if profiler is not None:
+        s.on_spawn = profiler.on_spawn
+    return s.run()
+
+
+def run_sessions(cmd, path, mode, o):
+    return [run_session(cmd, path, mode, o, k) for k in range(o.repeat)]
 
 
 def pct(vals, p):
@@ -290,6 +291,7 @@ def row_from_runs(server, mode, runs):
         "burst_matches_reference": [b.get("final_matches_reference") for b in bursts],
         "open": median([r.get("open_ms") for r in runs]),
         "startup": median([r.get("startup_ms") for r in runs]),
+        "cpu": median([r.get("cpu_after_init_s") for r in runs]),
         "rss": max((r.get("peak_rss_tree_mb") or 0 for r in runs), default=None),
         "open_diag_count": [r.get("open_diag_count") for r in runs],
         "publish_has_version": any(r.get("publish_has_version") for r in runs),
@@ -445,7 +447,8 @@ def render(results, o):
         w(f"\n=== {size:,} lines ({size_res['file']}, {size_res['mistakes']} deliberate "
           f"mistakes)  loadavg {size_res['loadavg_start']} -> {size_res['loadavg_end']}\n")
         hdr = (f"{'server':22s} {'mode':5s} {'edit med':>9s} {'p10':>8s} {'p90':>8s} "
-               f"{'burst':>9s} {'open':>9s} {'start':>7s} {'RSS MB':>7s} {'diags':>6s}  notes")
+               f"{'burst':>9s} {'open':>9s} {'start':>7s} {'CPU s':>6s} {'RSS MB':>7s} "
+               f"{'diags':>6s}  notes")
         w(hdr + "\n" + "-" * len(hdr) + "\n")
         best = best_rows(size_res["rows"])
         for r in size_res["rows"]:
@@ -459,10 +462,12 @@ def render(results, o):
                 notes.append("ERRORS: " + " | ".join(r["errors"])[:200])
             w(f"{r['server'] + star:22s} {r['mode']:5s} {fnum(r['edit_median']):>9s} "
               f"{fnum(r['edit_p10']):>8s} {fnum(r['edit_p90']):>8s} {fnum(r['burst']):>9s} "
-              f"{fnum(r['open']):>9s} {fnum(r['startup'], 0):>7s} {fnum(r['rss']):>7s} "
+              f"{fnum(r['open']):>9s} {fnum(r['startup'], 0):>7s} {fnum(r.get('cpu'), 2):>6s} "
+              f"{fnum(r['rss']):>7s} "
               f"{'/'.join(str(c) for c in r['open_diag_count']):>6s}  {'; '.join(notes)}\n")
-        w("(ms unless noted; start = spawn -> initialize answered; diags = diagnostics on "
-          "open; * = the server's lowest edit median)\n")
+        w("(ms unless noted; start = spawn -> initialize answered; CPU s = the server's CPU "
+          "time after initialize: open, edits, burst; diags = diagnostics on open; "
+          "* = the server's lowest edit median)\n")
         comps = comparisons(size_res["rows"])
         if comps:
             w(f"{'pallas-lsp / ruff':22s} {'edit':>7s} {'burst':>7s} {'open':>7s} {'RSS':>7s}\n")
@@ -499,8 +504,8 @@ def render(results, o):
 
 def render_markdown(results):
     head = ("| lines | server (mode) | edit median [p10-p90] ms | burst ms | open ms | start ms "
-            "| peak RSS MB |")
-    out = [head, "|---:|---|---:|---:|---:|---:|---:|"]
+            "| CPU s | peak RSS MB |")
+    out = [head, "|---:|---|---:|---:|---:|---:|---:|---:|"]
     for s in results["sizes"]:
         best = best_rows(s["rows"])
         for r in s["rows"]:
@@ -508,7 +513,7 @@ def render_markdown(results):
             out.append(f"| {s['lines']:,} | {r['server']} ({r['mode']}){star} | "
                        f"{fnum(r['edit_median'])} [{fnum(r['edit_p10'])}-{fnum(r['edit_p90'])}] | "
                        f"{fnum(r['burst'])} | {fnum(r['open'])} | {fnum(r['startup'], 0)} | "
-                       f"{fnum(r['rss'])} |")
+                       f"{fnum(r.get('cpu'), 2)} | {fnum(r['rss'])} |")
     out.append("")
     out.append("| lines | goal | push vs push | pull vs pull | fastest vs fastest |")
     out.append("|---:|---|---|---|---|")
@@ -589,20 +594,23 @@ def main(argv=None):
                     "loadavg_start": lspbench.loadavg(), "rows": [], "correctness": {}}
         names = [n for n in specs if n in modes]
         names = names[si % len(names):] + names[:si % len(names)] if names else []  # rotate
-        for name in names:
-            for mode in modes[name]:
-                print(f"latency: {size:,} lines: {name} ({mode}) ...", flush=True)
-                runs = run_sessions(specs[name], path, mode, o)
-                row = row_from_runs(name, mode, runs)
-                size_res["rows"].append(row)
-                if name == "pallas-lsp":
-                    size_res["correctness"][f"{name} ({mode})"] = correctness(runs, meta)
-                failed.extend(f"{name} ({mode}) {size} lines: {e}" for e in row["errors"])
+        plan = [(name, mode) for name in names for mode in modes[name]]
+        runs = {key: [] for key in plan}
+        for k in range(o.repeat):  # interleaved, so that a busy spell hits every server
+            for name, mode in plan:
+                print(f"latency: {size:,} lines: {name} ({mode}) session {k + 1}/{o.repeat} ...",
+                      flush=True)
+                runs[(name, mode)].append(run_session(specs[name], path, mode, o, k))
+        for (name, mode), rs in runs.items():
+            row = row_from_runs(name, mode, rs)
+            size_res["rows"].append(row)
+            if name == "pallas-lsp":
+                size_res["correctness"][f"{name} ({mode})"] = correctness(rs, meta)
+            failed.extend(f"{name} ({mode}) {size} lines: {e}" for e in row["errors"])
         if o.profile and "pallas-lsp" in modes:
             prof = Profiler(o.venv, o.profile, f"{size}")
             print(f"latency: {size:,} lines: profiling pallas-lsp ...", flush=True)
-            run_sessions(specs["pallas-lsp"], path, modes["pallas-lsp"][0],
-                         argparse.Namespace(**{**vars(o), "repeat": 1}), profiler=prof)
+            run_session(specs["pallas-lsp"], path, modes["pallas-lsp"][0], o, profiler=prof)
             prof.finish()
             size_res["profile"] = (f"  profiling failed: {prof.error}\n" if prof.error
                                    else summarize_folded(prof.out))

@@ -141,6 +141,16 @@ def _status_kb(pid, key):
     return None
 
 
+def _cpu_ticks(pid):
+    """utime + stime of a process, in clock ticks (None if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rpartition(")")[2].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class RssSampler(threading.Thread):
     """Samples VmHWM/VmRSS of the server process tree every `interval` s.
 
@@ -156,13 +166,27 @@ class RssSampler(threading.Thread):
         self.tree_rss_kb = 0
         self.main_hwm_kb = 0
         self.max_procs = 0
+        self._cpu = {}  # pid -> last utime + stime seen (ticks)
+        self._lock = threading.Lock()
         self._stop = threading.Event()
 
     def sample(self):
+        with self._lock:
+            self._sample()
+
+    def cpu_s(self):
+        """CPU seconds used so far by the tree (exited children: last value seen)."""
+        self.sample()
+        return sum(self._cpu.values()) / os.sysconf("SC_CLK_TCK")
+
+    def _sample(self):
         pids = process_tree(self.pid)
         hwm = rss = 0
         live = 0
         for p in pids:
+            t = _cpu_ticks(p)
+            if t is not None:
+                self._cpu[p] = max(t, self._cpu.get(p, 0))
             h = _status_kb(p, "VmHWM")
             r = _status_kb(p, "VmRSS")
             if h is None:
@@ -577,6 +601,7 @@ class Session:
         self.mode = None
         self.sync_kind = 2
         self.on_spawn = None  # optional callback(pid), e.g. to attach a profiler
+        self.sampler = None
 
     def err(self, phase, e):
         self.r["errors"].append(f"{phase}: {e}")
@@ -622,6 +647,7 @@ class Session:
                           root_uri=path_to_uri(self.root), stderr_log=a.stderr_log)
             self.r["pid"] = c.pid
             sampler = RssSampler(c.pid)
+            self.sampler = sampler
             sampler.start()
             if self.on_spawn is not None:
                 self.on_spawn(c.pid)
@@ -631,7 +657,9 @@ class Session:
         finally:
             if c is not None:
                 if sampler:
-                    sampler.sample()
+                    self.r["cpu_s"] = round(sampler.cpu_s(), 3)
+                    if "cpu_at_init_s" in self.r:
+                        self.r["cpu_after_init_s"] = round(self.r["cpu_s"] - self.r["cpu_at_init_s"], 3)
                     sampler.stop()
                     self.r["peak_rss_tree_mb"] = round(sampler.tree_hwm_kb / 1024, 1)
                     self.r["peak_rss_main_mb"] = round(sampler.main_hwm_kb / 1024, 1)
@@ -666,6 +694,8 @@ class Session:
             r["startup_ms"] = None
             raise WaitTimeout(f"initialize: {e}")
         r["startup_ms"] = ms(t - c.t_spawn)
+        if self.sampler is not None:
+            r["cpu_at_init_s"] = round(self.sampler.cpu_s(), 3)
         if "error" in msg:
             raise RuntimeError(f"initialize error {msg['error']}")
         res = msg.get("result") or {}

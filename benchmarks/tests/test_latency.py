@@ -74,6 +74,7 @@ def test_sessions_against_fake_server_give_versioned_results(tmp_path):
     assert r["edit_n"] == 4 and r["edit_p10"] <= r["edit_median"] <= r["edit_p90"]
     assert r["burst_by"] == ["version"] and r["burst_matches_reference"] == [True]
     assert r["publish_has_version"] and r["rss"] > 0
+    assert r["cpu"] is not None and r["cpu"] >= 0
 
 
 def test_main_exits_1_when_a_server_does_not_start(tmp_path, monkeypatch, capsys):
@@ -95,9 +96,10 @@ def test_main_exits_0_and_prints_ratios_when_all_answer(tmp_path, monkeypatch, c
     monkeypatch.setattr(latency, "server_specs", lambda venv: {
         "pallas-lsp": fake(), "ruff": fake()})
     rc = latency.main(["--sizes", "3000", "--edits", "2", "--gap", "0", "--timeout", "10",
-                       "--work-dir", str(tmp_path)])
+                       "--repeat", "2", "--work-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert rc == 0, out
+    assert "pallas-lsp (push) session 2/2" in out
     assert "push vs push" in out and "fastest vs fastest" in out
     assert "goal: edit -> diagnostics median <= 1.0x ruff" in out
     # the fake server knows no PAL rules: the correctness check must say so
