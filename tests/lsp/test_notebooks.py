@@ -37,7 +37,7 @@ async def cell_diagnostics(client, cell_uri, pull_mode):
 @pytest.mark.parametrize("profile", ["vscode", "neovim-0.7"])
 async def test_semaphore_declared_in_one_cell_misused_in_another(client, tmp_path, profile):
     await start(client, profile)
-    nb_uri, cells, params = notebook(tmp_path)
+    _, cells, params = notebook(tmp_path)
     client.notebook_document_did_open(params)
     pull_mode = profile == "vscode"
 

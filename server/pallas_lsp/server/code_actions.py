@@ -92,7 +92,7 @@ class ActionBuilder:
 
     def _current(self, diag: types.Diagnostic) -> Finding | None:
         """Re-analysis fallback: the current finding with this code at this range."""
-        for f, d in self.result.pairs.get(self.uri, ()):
+        for f, d, _ in self.result.entries.get(self.uri, ()):
             if d.code == diag.code and d.range == diag.range:
                 return f
         return None
@@ -107,7 +107,7 @@ class ActionBuilder:
                     yield d, f
             return
         # The client sent no diagnostics of ours (some do not): the request range decides.
-        for f, d in self.result.pairs.get(self.uri, ()):
+        for f, d, _ in self.result.entries.get(self.uri, ()):
             if _overlap(d.range, params.range):
                 yield d, f
 

@@ -82,7 +82,8 @@ class PositionConverter:
 
 
 # Where a span of the analysed text is shown: (uri, lines of that document, local span).
-# Text documents map to themselves; notebooks map to the cell holding the span.
+# Text documents map to themselves (lines None when the text is ASCII); notebooks map to
+# the cell holding the span.
 Locator = Callable[[Span], "tuple[str, Sequence[str], Span] | None"]
 
 
@@ -91,16 +92,23 @@ def _place(line: int, path: str | None) -> str:
 
 
 class DiagnosticFactory:
-    """Builds `Diagnostic`s for one document, re-using those whose inputs did not change."""
+    """Builds `Diagnostic`s for one document, re-using those whose inputs did not change.
 
-    def __init__(self, features: ClientFeatures, converter: PositionConverter):
+    Each comes with its JSON-ready dict (`wire`), made here, on the analysis thread.
+    """
+
+    def __init__(self, features: ClientFeatures, converter: PositionConverter, unstructure):
         self.features = features
         self.converter = converter
+        self.unstructure = unstructure
         self._cache: dict = {}
 
-    def _key(self, finding: Finding, lines: Sequence[str]):
+    @staticmethod
+    def _key(finding: Finding, lines: Sequence[str] | None):
         # The client range depends only on the lines the spans touch, and only when a line
         # is not ASCII; everything else about the diagnostic depends on the finding alone.
+        if lines is None:
+            return finding
         touched = []
         for span in (finding.span, *(r.span for r in finding.related if r.path is None)):
             for n in (span.line, span.end_line):
@@ -108,20 +116,32 @@ class DiagnosticFactory:
                     touched.append((n, lines[n]))
         return finding, tuple(touched)
 
-    def build_all(self, findings: Sequence[Finding], uri: str, lines: Sequence[str],
-                  doc_path: str | None) -> list[types.Diagnostic]:
-        """Diagnostics for a text document (cached between runs)."""
+    def build_all(self, findings: Sequence[Finding], uri: str, text: str,
+                  doc_path: str | None) -> list[tuple[types.Diagnostic, dict]]:
+        """(diagnostic, wire dict) per finding of a text document, cached between runs.
+
+        ASCII text (the common case) needs no line table at all: columns are the same in
+        every encoding.
+        """
+        lines = None if text.isascii() else split_plain(text)
         old, new = self._cache, {}
         out = []
         for f in findings:
             key = self._key(f, lines)
-            diag = old.get(key) or new.get(key)
-            if diag is None:
+            entry = old.get(key) or new.get(key)
+            if entry is None:
                 diag = self.build(f, lambda s: (uri, lines, s), doc_path)
-            new[key] = diag
-            out.append(diag)
+                entry = (diag, self.unstructure(diag))
+            new[key] = entry
+            out.append(entry)
         self._cache = new
         return out
+
+    def span_to_range(self, lines: Sequence[str] | None, span: Span) -> types.Range:
+        if lines is None:   # ASCII text: code points are client units
+            return types.Range(types.Position(span.line, span.col),
+                               types.Position(span.end_line, span.end_col))
+        return self.converter.span_to_range(lines, span)
 
     def build(self, f: Finding, locate: Locator, doc_path: str | None,
               message: str | None = None) -> types.Diagnostic | None:
@@ -140,12 +160,11 @@ class DiagnosticFactory:
                 where = locate(r.span) if same_doc else None
                 if same_doc and where is not None:
                     r_uri, r_lines, r_span = where
-                    rng = self.converter.span_to_range(r_lines, r_span)
+                    rng = self.span_to_range(r_lines, r_span)
                 elif r.path:
                     # Another file: not open here; its columns are taken as they are.
                     r_uri = from_fs_path(r.path) or r.path
-                    rng = types.Range(types.Position(r.span.line, r.span.col),
-                                      types.Position(r.span.end_line, r.span.end_col))
+                    rng = self.span_to_range(None, r.span)
                 else:
                     continue
                 infos.append(types.DiagnosticRelatedInformation(
@@ -157,7 +176,7 @@ class DiagnosticFactory:
             if self.features.related_information:
                 related = infos or None
         return types.Diagnostic(
-            range=self.converter.span_to_range(lines, span),
+            range=self.span_to_range(lines, span),
             message=message,
             severity=SEVERITY.get(f.severity, types.DiagnosticSeverity.Warning),
             code=f.code,

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -42,13 +43,23 @@ class Result:
     generation: int
     version: int | None
     text: str
-    lines: list[str]                       # the analysed text's lines, without endings
     findings: tuple[Finding, ...]          # after rule selection
-    diagnostics: dict[str, list[types.Diagnostic]]   # per URI (notebook: per cell)
+    # Per URI (a notebook: per cell): (finding, diagnostic, its JSON-ready dict), in order.
+    entries: dict[str, list[tuple[Finding, types.Diagnostic, dict]]]
     versions: dict[str, int | None]        # per URI, for publishDiagnostics
     notebook: NotebookText | None = None
-    pairs: dict[str, list[tuple[Finding, types.Diagnostic]]] = field(default_factory=dict)
     result_ids: dict[str, str] = field(default_factory=dict)
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """The analysed text's lines, without endings (made only when asked for)."""
+        return split_plain(self.text)
+
+    def diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        return [d for _, d, _ in self.entries.get(uri, ())]
+
+    def wire(self, uri: str) -> list[dict]:
+        return [w for _, _, w in self.entries.get(uri, ())]
 
 
 class Document:
@@ -91,7 +102,8 @@ class Snapshot:
 class DocumentStore:
     """Open documents, their runs, and what is published for them.
 
-    `publish(uri, diagnostics, version)` is called on the event loop for push clients;
+    `publish(uri, wire_diagnostics, version)` is called on the event loop for push clients
+    (the diagnostics as JSON-ready dicts, see `wire`);
     `selection_for(path)` gives the rules that apply to a document.
     """
 
@@ -112,9 +124,9 @@ class DocumentStore:
         old = self.docs.pop(uri, None)
         if old is not None:
             self._retire(old)
-        doc = Document(uri, is_notebook,
-                       DiagnosticFactory(self.server.features, self.converter_factory()),
-                       self.project_workspace)
+        factory = DiagnosticFactory(self.server.features, self.converter_factory(),
+                                    self.server.wire_converter.unstructure)
+        doc = Document(uri, is_notebook, factory, self.project_workspace)
         self.docs[uri] = doc
         self.touch(doc)
         return doc
@@ -231,37 +243,34 @@ class DocumentStore:
                 findings = []
         try:
             findings = [f for f in findings if snap.selection.wants(f.code)]
-            lines = split_plain(text)
             if snap.notebook is not None:
-                result = self._notebook_result(doc, snap, findings, lines)
+                result = self._notebook_result(doc, snap, findings)
             else:
-                diags = doc.factory.build_all(findings, doc.uri, lines, doc.path)
-                result = Result(snap.generation, snap.version, text, lines, tuple(findings),
-                                {doc.uri: diags}, {doc.uri: snap.version},
-                                pairs={doc.uri: list(zip(findings, diags))})
+                built = doc.factory.build_all(findings, doc.uri, text, doc.path)
+                result = Result(snap.generation, snap.version, text, tuple(findings),
+                                {doc.uri: [(f, d, w) for f, (d, w) in zip(findings, built)]},
+                                {doc.uri: snap.version})
         except Exception:
             log.exception("converting the findings of %s failed", doc.uri)
-            result = Result(snap.generation, snap.version, text, split_plain(text), (),
-                            {doc.uri: []}, {doc.uri: snap.version})
+            result = Result(snap.generation, snap.version, text, (), {doc.uri: []},
+                            {doc.uri: snap.version})
         log.debug("%s v%s: %d findings in %.1f ms", doc.uri, snap.version, len(findings),
                   (time.perf_counter() - t0) * 1000)
         return result
 
-    def _notebook_result(self, doc, snap, findings, lines) -> Result:
+    def _notebook_result(self, doc: Document, snap: Snapshot, findings) -> Result:
         nb = snap.notebook
-        diags: dict[str, list] = {c.uri: [] for c in nb.cells}
-        pairs: dict[str, list] = {c.uri: [] for c in nb.cells}
+        entries: dict[str, list] = {c.uri: [] for c in nb.cells}
         for f in findings:
             d = doc.factory.build(f, nb.locate, None, message=notebook_message(f.message, nb))
             if d is not None:
-                uri = nb.locate(f.span)[0]
-                diags[uri].append(d)
-                pairs[uri].append((f, d))
-        return Result(snap.generation, snap.version, snap.text, lines, tuple(findings), diags,
-                      {c.uri: c.version for c in nb.cells}, nb, pairs)
+                entries[nb.locate(f.span)[0]].append((f, d, doc.factory.unstructure(d)))
+        return Result(snap.generation, snap.version, snap.text, tuple(findings), entries,
+                      {c.uri: c.version for c in nb.cells}, nb)
 
     def _finish(self, doc: Document, result: Result) -> None:
-        result.result_ids = {uri: doc.next_result_id(uri, d) for uri, d in result.diagnostics.items()}
+        result.result_ids = {uri: doc.next_result_id(uri, result.diagnostics(uri))
+                             for uri in result.entries}
         doc.result = result
         for fut in doc.waiters:
             if not fut.done():
@@ -269,8 +278,8 @@ class DocumentStore:
         doc.waiters.clear()
         if self.publish is None:
             return
-        for uri, diags in result.diagnostics.items():
-            self.publish(uri, diags, result.versions.get(uri))
-        for gone in doc.published - result.diagnostics.keys():
+        for uri in result.entries:
+            self.publish(uri, result.wire(uri), result.versions.get(uri))
+        for gone in doc.published - result.entries.keys():
             self.publish(gone, [], None)        # a cell that left the notebook
-        doc.published = set(result.diagnostics)
+        doc.published = set(result.entries)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from . import capabilities, logs
+from . import capabilities, logs, transport, wire
 from .code_actions import KINDS, ActionBuilder
 from .diagnostics import PositionConverter
 from .documents import DocumentStore
@@ -33,15 +34,18 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     save=True,
 )
 WATCHED = ("**/pyproject.toml", "**/*.py")
+SWITCH_INTERVAL_S = float(os.environ.get("PALLAS_LSP_SWITCH", "0.0005"))
 
 
 class PallasLanguageServer(LanguageServer):
     """Server state: client features, settings, project configs and the open documents."""
 
     def __init__(self, file_log_level: int = logging.INFO):
+        self.wire_converter = wire.make_converter()
         super().__init__("pallas-lsp", __version__,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=PallasProtocol)
+                         notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=PallasProtocol,
+                         converter_factory=lambda: self.wire_converter)
         self.features = capabilities.ClientFeatures()
         self.settings = Settings()
         self.configs = ProjectConfigs()
@@ -71,9 +75,12 @@ class PallasLanguageServer(LanguageServer):
                 log.warning("%s", problem)
         return selection
 
-    def publish(self, uri: str, diagnostics: list, version: int | None) -> None:
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version))
+    def publish(self, uri: str, diagnostics: list[dict], version: int | None) -> None:
+        """Push JSON-ready diagnostics (see `wire`)."""
+        params = {"uri": uri, "diagnostics": diagnostics}
+        if version is not None:
+            params["version"] = version
+        self.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, wire.Prebuilt(params))
 
     def apply_settings(self, raw) -> None:
         self.settings, problems = parse_settings(raw)
@@ -205,14 +212,15 @@ async def document_diagnostic(ls: PallasLanguageServer, params: types.DocumentDi
     uri = params.text_document.uri
     doc = ls.store.get(uri) if ls.store else None
     result = await ls.store.current(doc) if doc is not None else None
-    if result is None or uri not in result.diagnostics:
+    if result is None or uri not in result.entries:
         if doc is None:
             log.debug("diagnostics asked for a document that is not open: %s", uri)
         return types.FullDocumentDiagnosticReport(items=[])
     result_id = result.result_ids[uri]
     if params.previous_result_id == result_id:
         return types.UnchangedDocumentDiagnosticReport(result_id=result_id)
-    return types.FullDocumentDiagnosticReport(items=result.diagnostics[uri], result_id=result_id)
+    # A FullDocumentDiagnosticReport, built from the cached JSON-ready diagnostics.
+    return wire.Prebuilt({"kind": "full", "resultId": result_id, "items": result.wire(uri)})
 
 
 @server.feature(
@@ -274,7 +282,8 @@ def run_server(tcp: str | None = None, log_file: str | None = None, verbose: int
             raise ValueError(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), got {tcp!r}")
         host, port = host.strip("[]") or "127.0.0.1", int(port_text)
     server.file_log_level = logs.configure(log_file, verbose)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     if tcp:
         server.start_tcp(host, port)
     else:
-        server.start_io()
+        transport.serve_stdio(server)
