@@ -208,7 +208,7 @@ def summarize_folded(path, top=12):
     """Where the server's (non-idle) samples went, from py-spy raw output:
     a breakdown by area, then the top functions by self time and the
     pallas_lsp functions by inclusive time, both excluding startup imports."""
-    buckets, self_c, incl_c, total, steady = {}, {}, {}, 0, 0
+    buckets, self_c, incl_c, mods, total, steady = {}, {}, {}, {}, 0, 0
     for line in Path(path).read_text().splitlines():
         stack, _, n = line.rpartition(" ")
         if not n.isdigit():
@@ -221,6 +221,9 @@ def summarize_folded(path, top=12):
         bucket = area_of(frames)
         buckets[bucket] = buckets.get(bucket, 0) + n
         if bucket == IMPORTS:
+            for m in {f[len("<module> ("):].rsplit(":", 1)[0] for f in frames
+                      if f.startswith("<module> (")}:
+                mods[m] = mods.get(m, 0) + n
             continue
         steady += n
         self_c[frames[-1]] = self_c.get(frames[-1], 0) + n
@@ -233,6 +236,11 @@ def summarize_folded(path, top=12):
     out = [head, "  by area:\n"]
     for name, n in sorted(buckets.items(), key=lambda kv: -kv[1]):
         out.append(f"    {100.0 * n / total:5.1f}%  {name}\n")
+    if mods:
+        n_imp = buckets[IMPORTS]
+        out.append("  startup imports, by module (inclusive share of the import samples):\n")
+        for m, n in sorted(mods.items(), key=lambda kv: -kv[1])[:8]:
+            out.append(f"    {100.0 * n / n_imp:5.1f}%  {m}\n")
     out.append("  self time, startup imports excluded:\n")
     for f, n in sorted(self_c.items(), key=lambda kv: -kv[1])[:top]:
         out.append(f"    {100.0 * n / max(steady, 1):5.1f}%  {f}\n")

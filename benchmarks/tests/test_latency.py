@@ -140,6 +140,7 @@ def test_profile_summary_areas_and_top_functions(tmp_path):
     # steady-state shares exclude the 50 import samples
     assert "60.0%  parse (ast.py:50)" in text
     assert "60.0%  analyze (pallas_lsp/analysis/engine.py:189)" in text
+    assert "100.0%  lsprotocol/types.py" in text  # the module being imported
     empty = tmp_path / "e.folded"
     empty.write_text("")
     assert "no samples" in latency.summarize_folded(empty)
