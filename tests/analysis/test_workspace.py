@@ -1,0 +1,145 @@
+"""Issue 3: names from other modules of the workspace (helpers, scratch builders,
+re-exported Pallas aliases), invalidation after a file changes, unknown modules."""
+
+import os
+
+from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
+from pallas_lsp.analysis.workspace import Workspace
+
+from .helpers import dedent
+
+COMMON = dedent('''
+    import jax.numpy as jnp
+    from jax.experimental.pallas import tpu as pltpu
+
+    NSLOTS = 2
+
+
+    def start_copy(src, dst, sem):
+        copy = pltpu.make_async_copy(src, dst, sem)
+        copy.start()
+        return copy
+
+
+    def slot_sem(sems, slot):
+        return sems.at[slot]
+
+
+    def pipeline_scratch():
+        return [pltpu.VMEM((NSLOTS, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((NSLOTS,))]
+''')
+
+COMPAT = dedent('''
+    from jax.experimental.pallas import tpu as pltpu
+    from jax.experimental import pallas as pl
+
+    SEMS = pltpu.SemaphoreType.DMA((4,))
+''')
+
+KERNEL = dedent('''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    from .common import pipeline_scratch, slot_sem, start_copy
+
+
+    def kernel(x_hbm, o_ref, buf, sems):
+        slot = pl.program_id(0) % 2
+        start_copy(x_hbm, buf.at[slot], slot_sem(sems, slot)).wait()
+        start_copy(x_hbm, buf.at[slot], sems).wait()
+
+
+    def run(x):
+        return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                              grid=(4,), scratch_shapes=pipeline_scratch())(x)
+''')
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return str(path)
+
+
+def make_package(root):
+    pkg = root / "mykernels"
+    write(pkg / "__init__.py", "")
+    write(pkg / "common.py", COMMON)
+    return write(pkg / "copy_kernel.py", KERNEL), pkg
+
+
+def test_helper_and_scratch_builder_from_another_module(tmp_path):
+    path, pkg = make_package(tmp_path)
+    fs = analyze_source(KERNEL, path, Workspace([str(tmp_path)]))
+    assert [(f.span.line + 1, f.code, f.shape) for f in fs] == [(12, "PAL001", (2,))]
+    (f,) = fs
+    paths = {r.path for r in f.related}
+    assert os.path.abspath(pkg / "common.py") in {os.path.abspath(p) for p in paths if p}
+    assert "declared in" in f.message or "declared at" in f.message
+
+
+def test_without_a_workspace_other_modules_are_unknown_and_silent(tmp_path):
+    path, _ = make_package(tmp_path)
+    assert analyze_source(KERNEL, None, None) == []
+
+
+def test_missing_module_is_silent(tmp_path):
+    path = write(tmp_path / "solo.py", KERNEL.replace("from .common", "from .nowhere"))
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    assert analyze_source(text, path, Workspace([str(tmp_path)])) == []
+
+
+def test_absolute_import_of_a_compat_module_reexporting_pltpu(tmp_path):
+    write(tmp_path / "mylib" / "__init__.py", "")
+    write(tmp_path / "mylib" / "compat.py", COMPAT)
+    text = dedent('''
+        import jax
+        from mylib.compat import pl, pltpu, SEMS
+
+
+        def kernel(x_hbm, o_ref, sems, one):
+            pltpu.async_copy(x_hbm, o_ref, one).wait()
+            pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[SEMS, pltpu.SemaphoreType.DMA])(x)
+    ''')
+    path = write(tmp_path / "app.py", text)
+    fs = analyze_source(text, path, Workspace([str(tmp_path)]))
+    assert [(f.span.line + 1, f.code, f.shape) for f in fs] == [(7, "PAL001", (4,))]
+
+
+def test_changed_module_is_picked_up_after_invalidate(tmp_path):
+    path, pkg = make_package(tmp_path)
+    ws = Workspace([str(tmp_path)])
+    analyzer = ModuleAnalyzer(path, ws, package="mykernels")
+    assert [f.code for f in analyzer.analyze(KERNEL)] == ["PAL001"]
+    # The scratch builder now declares one semaphore: the whole `sems` is fine.
+    write(pkg / "common.py", COMMON.replace("pltpu.SemaphoreType.DMA((NSLOTS,))", "pltpu.SemaphoreType.DMA"))
+    ws.invalidate(str(pkg / "common.py"))
+    assert analyzer.analyze(KERNEL) == analyze_source(KERNEL, path, Workspace([str(tmp_path)])) == []
+
+
+def test_bad_interpreter_setting_does_not_break_analysis(tmp_path):
+    path, _ = make_package(tmp_path)
+    ws = Workspace([str(tmp_path)], interpreter=str(tmp_path / "no" / "python"))
+    text = KERNEL.replace("from .common import", "from not_installed_anywhere import")
+    assert analyze_source(text, path, ws) == []
+    assert [f.code for f in analyze_source(KERNEL, path, ws)] == ["PAL001"]
+
+
+def test_circular_imports_terminate(tmp_path):
+    write(tmp_path / "cyc" / "__init__.py", "")
+    write(tmp_path / "cyc" / "a.py", "from .b import helper\nX = helper\n")
+    write(tmp_path / "cyc" / "b.py", "from .a import X as helper\n")
+    text = KERNEL.replace("from .common import pipeline_scratch, slot_sem, start_copy",
+                          "from .a import X as start_copy\nfrom .b import helper as slot_sem\n"
+                          "pipeline_scratch = start_copy")
+    path = write(tmp_path / "cyc" / "k.py", text)
+    assert analyze_source(text, path, Workspace([str(tmp_path)])) == []
