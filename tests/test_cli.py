@@ -246,6 +246,13 @@ def test_error_exits_1_and_text_format(tmp_path):
     assert "Found 1 error in 1 file (1 file checked)." in r.stdout
 
 
+def test_exit_zero(tmp_path):
+    write(tmp_path / "k.py", DMA_BUG)
+    r = run_cli("check", "--exit-zero", "k.py", cwd=tmp_path)
+    assert r.returncode == 0
+    assert f"k.py:{DMA_BUG_LINE}:{DMA_BUG_COL}: PAL001 " in r.stdout
+
+
 def test_json_fields_are_one_based(tmp_path):
     write(tmp_path / "k.py", DMA_BUG)
     r = run_cli("check", "--format", "json", "k.py", cwd=tmp_path)

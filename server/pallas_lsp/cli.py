@@ -107,6 +107,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fix", action="store_true",
                         help="apply the index fixes (`sems` -> `sems.at[slot]`) in place, "
                              "then report what is left")
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even when errors are found (usage errors still exit 2)")
     parser.add_argument("--python", metavar="PATH",
                         help="the project's Python interpreter: names imported from libraries "
                              "installed there are read too (default: only the project's files)")
@@ -432,4 +434,4 @@ def _run(args: argparse.Namespace) -> int:
     sys.stdout.write(formats.render(args.format, items, len(tasks), fixed))
     sys.stdout.flush()
     failed = errors or any(r.finding.severity == "error" for r in items)
-    return 1 if failed else 0
+    return 1 if failed and not args.exit_zero else 0
