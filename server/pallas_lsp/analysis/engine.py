@@ -28,7 +28,7 @@ from .flow import Budget, Context, Frame, Interpreter, import_bindings
 from .parse import Block, BlockList
 from .suppression import apply_noqa
 from .symbols import LIBRARY_ROOTS, canonical, resolve_relative
-from .values import UNKNOWN, Api
+from .values import UNKNOWN, Api, Func
 from .workspace import package_of
 
 log = logging.getLogger(__name__)
@@ -76,9 +76,25 @@ def _bound_names(stmts, out):
 _NAMES_CACHE: dict[str, frozenset] = {}
 
 
+_DEF_NAME = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
+
+
+def def_name(block: Block) -> str | None:
+    """The name a `def` / `class` block binds, read from its text (no parse needed)."""
+    if not block.text.startswith(("def ", "async ", "class ", "@")):
+        return None
+    m = _DEF_NAME.search(block.text)
+    return m.group(1) if m else None
+
+
 def block_names(block: Block) -> frozenset:
     names = _NAMES_CACHE.get(block.text)
     if names is None:
+        name = def_name(block)
+        if name is not None:
+            names = frozenset((name,))
+            _NAMES_CACHE[block.text] = names
+            return names
         tree = block.tree
         names = frozenset(_bound_names(tree.body, set())) if tree is not None else frozenset()
         if len(_NAMES_CACHE) > 20000:
@@ -119,6 +135,13 @@ class ModuleState:
 
     def block_env(self, block, ctx):
         cached = self._envs.get(block.key)
+        if cached is None and block._tree is False and block.text.startswith(("def ", "async def ")):
+            # An undecorated function not parsed yet: parse it only if it is called.
+            name = def_name(block)
+            if name is not None:
+                frame = Frame({}, None, block, path=self.loc_path, module=self)
+                cached = ({name: Func(None, frame, block, name, self.loc_path)}, {})
+                self._envs[block.key] = cached
         if cached is None:
             if block.key in self._evaluating or block.tree is None:
                 return {}
@@ -178,15 +201,15 @@ class ModuleState:
 
 
 # Words of the APIs that allocate semaphores (or run kernels that get them).
-_CREATORS = re.compile(r"run_scoped|with_scoped|core_map|pallas_call|kernel|get_barrier_semaphore|"
+_CREATORS = re.compile(r"run_scoped|with_scoped|core_map|pallas_call|\.kernel\b|get_barrier_semaphore|"
                        r"empty_ref_like|emit_pipeline|[Ss]emaphore|SEMAPHORE|scratch|new_ref|get_global")
+# The same, looser, for the blocks that may bind an alias of such an API (imports, assignments).
+_CREATOR_ALIASES = re.compile(_CREATORS.pattern + r"|\bkernel\b")
 _SKIPPED = "#skipped"
 
 
 def _is_definition(block) -> bool:
-    tree = block.tree
-    return (tree is not None and len(tree.body) == 1
-            and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+    return def_name(block) is not None
 
 
 def _creator_pattern(names):
@@ -274,7 +297,7 @@ class ModuleAnalyzer:
             return self._creators
         names = set()
         for b in blocks:
-            if not _is_definition(b) and _CREATORS.search(b.text):
+            if not _is_definition(b) and _CREATOR_ALIASES.search(b.text):
                 names.update(block_names(b))
         return frozenset(names)
 

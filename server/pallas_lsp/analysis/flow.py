@@ -724,6 +724,11 @@ class Interpreter:
     def call_function(self, func, args, kwargs, node, frame, helper=True, loop_body=False):
         func.analysed = True
         ctx = self.ctx
+        if func.node is None:  # a top-level def parsed on first call
+            tree = func.block.tree
+            if tree is None or not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return UNKNOWN
+            func.node = tree.body[0]
         if frame.depth >= MAX_DEPTH or func.node in ctx.active:
             return UNKNOWN
         fnode = func.node
@@ -1084,6 +1089,11 @@ class Interpreter:
             kw = {str(k): Arg(allocate(v)) for k, v in scratch.items.items()}
         else:
             tail = None
+        if not any(_holds_sem(a.value) for a in (tail or [])) and not any(_holds_sem(a.value) for a in kw.values()) \
+                and not any(_holds_sem(v) for v in (outs or [])):
+            # No semaphore reaches the kernel: running it with unknown refs finds nothing
+            # its own (standalone) entry does not.
+            return
         if tail is None:
             args = [STAR]
         elif outs is None:
@@ -1156,6 +1166,20 @@ class Interpreter:
             return UNKNOWN
         self.callbacks_unknown_call(args, kwargs, frame)
         return UNKNOWN
+
+
+def _holds_sem(value, depth=0):
+    if isinstance(value, Sem):
+        return True
+    if depth > 6:
+        return False
+    if isinstance(value, (Seq, SeqTail)):
+        return any(_holds_sem(v, depth + 1) for v in value.items)
+    if isinstance(value, Mapping):
+        return any(_holds_sem(v, depth + 1) for v in value.items.values())
+    if isinstance(value, Instance):
+        return any(_holds_sem(v, depth + 1) for v in value.fields.values())
+    return False
 
 
 def _join_envs(envs):

@@ -215,6 +215,13 @@ class BlockList:
         return self.blocks
 
 
+def _open_brackets(piece: str) -> bool:
+    """Cheap test (no parse) for a block that leaves a bracket open, i.e. one that may
+    continue on a line starting at column 0."""
+    return (piece.count("(") + piece.count("[") + piece.count("{")
+            > piece.count(")") + piece.count("]") + piece.count("}"))
+
+
 def _split_range(text: str, begin: int, end: int, first_line: int, reuse: dict) -> list[Block]:
     """Blocks of text[begin:end].  Blocks that do not parse alone (a bracket left open
     across a column-0 line, for instance) are merged with their successors until they
@@ -229,7 +236,7 @@ def _split_range(text: str, begin: int, end: int, first_line: int, reuse: dict) 
         a, b = starts[i], starts[i + 1]
         piece = text[a:b]
         j = i + 1
-        if parse_text(piece) is None:
+        if _open_brackets(piece) and parse_text(piece) is None:
             for k in range(i + 2, min(i + 6, n) + 1):
                 merged = text[a:starts[k]]
                 if parse_text(merged) is not None:
