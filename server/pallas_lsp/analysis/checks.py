@@ -32,6 +32,7 @@ class RawFinding:
     remote: bool = False
     slice_names: frozenset = frozenset()   # names in the call's `.at[...]`s bound to slices
     loop_var: str | None = None            # the innermost loop variable around the call
+    decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
 
 
 def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None):
@@ -203,7 +204,7 @@ def to_finding(raw: RawFinding) -> Finding:
         line_text = stmt.block.lines[stmt.node.lineno - 1] if stmt.node.lineno - 1 < len(stmt.block.lines) else ""
         indent = line_text[: len(line_text) - len(line_text.lstrip())]
         scalar_decl = scalar_text = None
-        if sem.scalar_decl and sem.scalar_decl[0] is not None and sem.scalar_decl[0].path is None and sem.scalar_decl[1]:
+        if sem.scalar_decl and not raw.decl_indexed and sem.scalar_decl[0] is not None and sem.scalar_decl[0].path is None and sem.scalar_decl[1]:
             scalar_decl, scalar_text = loc_span(sem.scalar_decl[0]), sem.scalar_decl[1]
         fix = FixData(
             sem_text=text,

@@ -206,6 +206,7 @@ _CREATORS = re.compile(r"run_scoped|with_scoped|core_map|pallas_call|\.kernel\b|
 # The same, looser, for the blocks that may bind an alias of such an API (imports, assignments).
 _CREATOR_ALIASES = re.compile(_CREATORS.pattern + r"|\bkernel\b")
 _SKIPPED = "#skipped"
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def _is_definition(block) -> bool:
@@ -239,6 +240,8 @@ class ModuleAnalyzer:
         self.stats = {"blocks": 0, "entries_run": 0}
 
     def analyze(self, source: str) -> list[Finding]:
+        if "\r" in source:
+            source = _LONE_CR.sub("\n", source)  # old Mac line ends: same length, same lines
         old = set(self._block_list.blocks)
         blocks = self._block_list.update(source)
         new = set(blocks)
@@ -320,6 +323,10 @@ class ModuleAnalyzer:
             pass
         except Exception:
             log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
+        for raw in ctx.findings:
+            decl = raw.sem.decl
+            if decl is not None and id(decl.node) in ctx.indexed_decls:
+                raw.decl_indexed = True
         return ctx.findings, dict(ctx.deps)
 
     def _finish(self, raws) -> list[Finding]:

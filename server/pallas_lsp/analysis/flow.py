@@ -87,6 +87,7 @@ class Context:
         self.active = []            # function nodes on the call stack (recursion guard)
         self.pending = []           # pallas_call-like callables never applied yet
         self.deps = {}              # global name -> key of the block it resolved to
+        self.indexed_decls = set()  # id() of declaration nodes whose arrays are indexed somewhere
 
     def tick(self):
         self.steps += 1
@@ -592,6 +593,8 @@ class Interpreter:
                         kinds.append("drop")
             else:
                 kinds.append("drop")
+        if sem.decl is not None:
+            self.ctx.indexed_decls.add(id(sem.decl.node))
         if sem.dims is None:
             return UNKNOWN  # the rank depends on the path: so does the result
         rank = len(sem.dims)
