@@ -53,7 +53,7 @@ def has_entry(tree: ast.Module) -> bool:
     )
 
 
-def _call_name(func: ast.expr, aliases: dict[str, str]) -> str | None:
+def _call_name(func: ast.expr, aliases: dict[str, str | None]) -> str | None:
     if isinstance(func, ast.Attribute):
         return func.attr
     if isinstance(func, ast.Name):
@@ -62,9 +62,12 @@ def _call_name(func: ast.expr, aliases: dict[str, str]) -> str | None:
 
 
 def _aliases(tree: ast.Module) -> dict[str, str]:
-    """Module-level re-bindings such as ``copy = pltpu.make_async_copy``."""
+    """Module-level re-bindings such as ``copy = pltpu.make_async_copy``; a function the
+    module defines itself under a Pallas name maps to None (it is not Pallas)."""
     out = {}
     for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in SEM_PARAMS:
+            out[node.name] = None
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
