@@ -21,7 +21,7 @@ from jax.experimental.pallas import tpu as pltpu
 
 def dedent(src: str) -> str:
     src = textwrap.dedent(src)
-    return src[1:] if src.startswith("\n") else src
+    return src.removeprefix("\n")
 
 
 def analyze(src: str, path: str | None = None):

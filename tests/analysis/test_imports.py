@@ -25,46 +25,46 @@ def run(x):
 
 STYLES = {
     "from-import-as": (
-        "import jax\nfrom jax.experimental import pallas as pl\n"
-        "from jax.experimental.pallas import tpu as pltpu",
+        ["import jax", "from jax.experimental import pallas as pl",
+         "from jax.experimental.pallas import tpu as pltpu"],
         "pltpu.make_async_copy", "pltpu.SemaphoreType.DMA", "pl.pallas_call"),
     "import-dotted-as": (
-        "import jax\nimport jax.experimental.pallas as pl\nimport jax.experimental.pallas.tpu as pltpu",
+        ["import jax", "import jax.experimental.pallas as pl", "import jax.experimental.pallas.tpu as pltpu"],
         "pltpu.make_async_copy", "pltpu.SemaphoreType.DMA", "pl.pallas_call"),
     "from-tpu-import-names": (
-        "import jax\nfrom jax.experimental.pallas import pallas_call\n"
-        "from jax.experimental.pallas import tpu as pltpu\n"
-        "from jax.experimental.pallas.tpu import make_async_copy, SemaphoreType",
+        ["import jax", "from jax.experimental.pallas import pallas_call",
+         "from jax.experimental.pallas import tpu as pltpu",
+         "from jax.experimental.pallas.tpu import make_async_copy, SemaphoreType"],
         "make_async_copy", "SemaphoreType.DMA", "pallas_call"),
     "tpu-as-tpu": (
-        "import jax\nfrom jax.experimental import pallas as pl\n"
-        "from jax.experimental.pallas import tpu as tpu\npltpu = tpu",
+        ["import jax", "from jax.experimental import pallas as pl",
+         "from jax.experimental.pallas import tpu as tpu", "pltpu = tpu"],
         "tpu.make_async_copy", "tpu.SemaphoreType.DMA", "pl.pallas_call"),
     "from-pallas-import-tpu": (
-        "import jax\nfrom jax.experimental import pallas\nfrom jax.experimental.pallas import tpu\n"
-        "pltpu = tpu",
+        ["import jax", "from jax.experimental import pallas", "from jax.experimental.pallas import tpu",
+         "pltpu = tpu"],
         "tpu.make_async_copy", "tpu.SemaphoreType.DMA", "pallas.pallas_call"),
     "rebound-alias": (
-        "import jax\nfrom jax.experimental import pallas as pl\n"
-        "from jax.experimental.pallas import tpu as pltpu\ncopy = pltpu.make_async_copy\n"
-        "DMA = pltpu.SemaphoreType.DMA",
+        ["import jax", "from jax.experimental import pallas as pl",
+         "from jax.experimental.pallas import tpu as pltpu", "copy = pltpu.make_async_copy",
+         "DMA = pltpu.SemaphoreType.DMA"],
         "copy", "DMA", "pl.pallas_call"),
     "fully-dotted": (
-        "import jax\nimport jax.experimental.pallas\nimport jax.experimental.pallas.tpu\n"
-        "pltpu = jax.experimental.pallas.tpu",
+        ["import jax", "import jax.experimental.pallas", "import jax.experimental.pallas.tpu",
+         "pltpu = jax.experimental.pallas.tpu"],
         "jax.experimental.pallas.tpu.make_async_copy",
         "jax.experimental.pallas.tpu.SemaphoreType.DMA", "jax.experimental.pallas.pallas_call"),
     "private-module": (
-        "import jax\nfrom jax.experimental import pallas as pl\n"
-        "from jax.experimental.pallas import tpu as pltpu\n"
-        "from jax._src.pallas.mosaic.primitives import make_async_copy as mac",
+        ["import jax", "from jax.experimental import pallas as pl",
+         "from jax.experimental.pallas import tpu as pltpu",
+         "from jax._src.pallas.mosaic.primitives import make_async_copy as mac"],
         "mac", "pltpu.SemaphoreType.DMA", "pl.pallas_call"),
 }
 
 
 def snippet(style, sem):
     imports, copy, dma, call = STYLES[style]
-    return "\n" + TEMPLATE.format(imports=imports, copy=copy, dma=dma, call=call, sem=sem)
+    return "\n" + TEMPLATE.format(imports="\n".join(imports), copy=copy, dma=dma, call=call, sem=sem)
 
 
 @pytest.mark.parametrize("style", sorted(STYLES))

@@ -4,7 +4,6 @@ of the same text (findings compared whole: code, message, spans, related, fix da
 import random
 
 import pytest
-
 from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
 
 from .helpers import dedent

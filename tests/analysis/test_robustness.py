@@ -2,7 +2,6 @@
 syntax errors, binary junk, huge files, deep recursion, non-ASCII text, odd line endings."""
 
 import pytest
-
 from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
 
 from .helpers import dedent, found

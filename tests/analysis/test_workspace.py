@@ -82,7 +82,7 @@ def test_helper_and_scratch_builder_from_another_module(tmp_path):
 
 
 def test_without_a_workspace_other_modules_are_unknown_and_silent(tmp_path):
-    path, _ = make_package(tmp_path)
+    make_package(tmp_path)
     assert analyze_source(KERNEL, None, None) == []
 
 
