@@ -24,6 +24,7 @@ def kernel(x_hbm, o_ref, sems, grid_sems, k_sems, v_sems, flags):
     send, recv = grid_sems.at[0, 0], grid_sems.at[1, 1]
     src, dst = row(1)
     pltpu.async_copy(src, dst, send).wait()
+    pltpu.async_copy(src, dst, recv).wait()
     by_name = {"k": k_sems.at[0], "v": v_sems.at[1]}
     src, dst = row(2)
     pltpu.async_copy(src, dst, by_name["v"]).wait()
