@@ -338,3 +338,39 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "# whole again"), "PAL001", (2,))]
+
+
+def test_nonlocal_rebinding_in_a_closure_is_followed_or_forgotten():
+    """`pick()` rebinds `cur` to one semaphore before the DMA: JAX accepts this."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, one):
+    cur = sems
+
+    def pick():
+        nonlocal cur
+        cur = sems.at[1]
+
+    pick()
+    pltpu.async_copy(x_hbm, o_ref, cur).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA])(x)
+"""
+    assert found(src) == []
+
+
+def test_closure_sees_the_value_at_call_time():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    def start():
+        pltpu.async_copy(x_hbm, o_ref, s).wait()
+
+    s = sems.at[0]
+    start()
+    s = sems
+    start()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, s).wait()"), "PAL001", (2,))]

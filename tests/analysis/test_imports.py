@@ -209,3 +209,43 @@ def test_snippet_template_is_valid_python():
     import ast
     for style in STYLES:
         ast.parse(dedent(snippet(style, "sems")))
+
+
+def test_optional_import_in_try_except():
+    """Libraries that also run without TPU support guard the import; the kernel can only
+    run when the import succeeded, so the `try` path is what JAX sees."""
+    src = """
+        import jax
+        try:
+            from jax.experimental import pallas as pl
+            from jax.experimental.pallas import tpu as pltpu
+        except ImportError:
+            pl = pltpu = None
+
+        def kernel(x_hbm, o_ref, sems):
+            pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[pltpu.SemaphoreType.DMA((2,))])(x)
+    """
+    assert found(src) == [(9, "PAL001", (2,))]
+
+
+def test_module_level_partial_rebinding_the_kernel_name():
+    src = """
+        import functools
+        import jax
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        def kernel(x_hbm, o_ref, sems, *, nslots):
+            pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+        kernel = functools.partial(kernel, nslots=2)
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[pltpu.SemaphoreType.DMA((2,))])(x)
+    """
+    assert found(src) == [(8, "PAL001", (2,))]

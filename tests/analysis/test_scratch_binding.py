@@ -5,6 +5,8 @@ array onto a parameter used whole (a false alarm) or a scalar onto one that is f
 (a miss), so the exact positional mapping is what is tested.
 """
 
+import pytest
+
 from .helpers import found, line_of
 
 HEAD = """
@@ -399,3 +401,39 @@ def build():
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])
 """
     assert found(src) == [(line_of(src, "(x_hbm, o_ref, sems).wait"), "PAL001", (2,))]
+
+
+OUT_KERNEL = HEAD + """
+def kernel(x_hbm, o1, o2, one, sems):
+    pltpu.async_copy(x_hbm, o1, one).wait()
+    pltpu.async_copy(x_hbm, o2, sems.at[0]).wait()
+    {extra}
+
+def run(x, n, shapes):
+    return pl.pallas_call(kernel, out_shape={out}, scratch_shapes=[DMA, DMA((2,))])(x)
+"""
+
+OUT_FORMS = [
+    "[OUT for _ in range(2)]",
+    "tuple(OUT for _ in range(2))",
+    "[OUT for _ in range(n)]",
+    "tuple(OUT for _ in range(n))",
+    "tuple(shapes)",
+    "shapes",
+    "(OUT,) * 2",
+    "(OUT, jax.ShapeDtypeStruct(x.shape, x.dtype))",
+    "jax.tree.map(lambda a: a, (OUT, OUT))",
+]
+
+
+@pytest.mark.parametrize("out", OUT_FORMS)
+def test_out_shape_forms_bind_scratch_correctly_on_a_correct_kernel(out):
+    """Two outputs: `one` is the scalar semaphore, `sems` the array. Counting the
+    outputs wrong would move the array onto `one` (a false alarm)."""
+    assert found("\n" + OUT_KERNEL.format(out=out, extra="")) == []
+
+
+@pytest.mark.parametrize("out", OUT_FORMS)
+def test_out_shape_forms_bind_scratch_correctly_on_a_broken_kernel(out):
+    src = "\n" + OUT_KERNEL.format(out=out, extra="pl.semaphore_wait(sems)")
+    assert found(src) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
