@@ -49,7 +49,7 @@ class ActionBuilder:
         self.result = result
         self.features = features
         self.converter = converter
-        self.lines = fixes.split_lines(result.text)   # what `fixes` expects (endings kept)
+        self.lines = result.lines_with_endings        # what `fixes` expects
 
     def locate(self, span: Span):
         if self.result.notebook is not None:

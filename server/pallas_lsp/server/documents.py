@@ -25,6 +25,7 @@ from pygls.uris import to_fs_path
 
 from ..analysis.engine import ModuleAnalyzer
 from ..analysis.findings import Finding
+from ..analysis.fixes import split_lines
 from .diagnostics import DiagnosticFactory, PositionConverter, split_plain
 from .notebooks import NotebookText, join_cells, notebook_message
 from .settings import Selection
@@ -54,6 +55,11 @@ class Result:
     def lines(self) -> list[str]:
         """The analysed text's lines, without endings (made only when asked for)."""
         return split_plain(self.text)
+
+    @cached_property
+    def lines_with_endings(self) -> list[str]:
+        """The lines as `analysis.fixes` takes them (made once, for code actions)."""
+        return split_lines(self.text)
 
     def diagnostics(self, uri: str) -> list[types.Diagnostic]:
         return [d for _, d, _ in self.entries.get(uri, ())]
@@ -162,6 +168,15 @@ class DocumentStore:
         if not doc.running and not doc.closed:
             doc.running = True
             asyncio.get_running_loop().create_task(self._drive(doc))
+
+    def on_worker(self, fn, *args) -> None:
+        """Run `fn(*args)` on the analysis thread, between runs (for state it owns)."""
+        def guarded():
+            try:
+                fn(*args)
+            except Exception:
+                log.exception("%s failed on the analysis thread", getattr(fn, "__name__", fn))
+        self.executor.submit(guarded)
 
     def touch_all(self) -> None:
         for doc in list(self.docs.values()):

@@ -17,6 +17,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from ..analysis.workspace import Workspace
 from . import capabilities, logs, transport, wire
 from .code_actions import KINDS, ActionBuilder
 from .diagnostics import PositionConverter
@@ -52,10 +53,10 @@ class PallasLanguageServer(LanguageServer):
         self.file_log_level = file_log_level
         self.client_log = logs.ClientLogHandler(self)
         logging.getLogger("pallas_lsp").addHandler(self.client_log)
-        # Hook for the cross-module index (`pallas_lsp.analysis.workspace.Workspace(roots,
-        # interpreter)`): created at initialize once it exists; told about saved / changed
-        # files through `invalidate_workspace_path`.  None: single-module analysis.
-        self.project_workspace = None
+        # The cross-module index (names imported from the user's other modules and the
+        # environment of `interpreter`), made at initialize.  Only the analysis thread
+        # touches it: changes are handed over with `store.on_worker`.
+        self.project_workspace: Workspace | None = None
         self.store: DocumentStore | None = None
         self._told: set[str] = set()
 
@@ -86,14 +87,22 @@ class PallasLanguageServer(LanguageServer):
         self.settings, problems = parse_settings(raw)
         for p in problems:
             log.warning("settings: %s", p)
+        if self.project_workspace is not None and self.store is not None:
+            self.store.on_worker(self.project_workspace.set_interpreter, self.settings.interpreter)
         self.client_log.setLevel(self.settings.log_level_number)
         logging.getLogger("pallas_lsp").setLevel(
             min(self.settings.log_level_number, self.file_log_level))
 
     def invalidate_workspace_path(self, path: str | None) -> None:
         """A file changed on disk: drop what the cross-module index knows about it."""
-        if path and self.project_workspace is not None:
-            self.project_workspace.invalidate(path)
+        if path and self.project_workspace is not None and self.store is not None:
+            self.store.on_worker(self.project_workspace.invalidate, path)
+
+    def workspace_roots(self) -> list[str]:
+        roots = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
+        if not roots and self.workspace.root_path:
+            roots = [self.workspace.root_path]
+        return [r for r in roots if r]
 
     def recheck_all(self) -> None:
         """Re-analyse every open document (settings or project files changed)."""
@@ -118,6 +127,7 @@ def initialize(ls: PallasLanguageServer, params: types.InitializeParams) -> None
     ls.client_log.attach(asyncio.get_running_loop())
     ls.features = capabilities.resolve(params.capabilities)
     ls.apply_settings(params.initialization_options)
+    ls.project_workspace = Workspace(ls.workspace_roots(), ls.settings.interpreter)
     ls.store = DocumentStore(
         ls, ls.converter, ls.selection_for,
         publish=None if ls.features.pull_diagnostics else ls.publish,
@@ -258,6 +268,19 @@ async def did_change_configuration(ls: PallasLanguageServer,
             log.warning("could not read the client configuration: %s", e)
             return
     ls.apply_settings(raw)
+    ls.recheck_all()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+def did_change_workspace_folders(ls: PallasLanguageServer,
+                                 params: types.DidChangeWorkspaceFoldersParams) -> None:
+    roots = ls.workspace_roots()   # pygls has updated its folders already
+
+    def reroot(ws: Workspace) -> None:
+        ws.roots = [os.path.abspath(r) for r in roots]
+        ws.invalidate(None)
+
+    ls.store.on_worker(reroot, ls.project_workspace)
     ls.recheck_all()
 
 

@@ -1,0 +1,145 @@
+"""Unit tests of the protocol layer's pure pieces (no server process)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from lsprotocol import types
+from pallas_lsp.analysis.findings import Span
+from pallas_lsp.server.capabilities import resolve
+from pallas_lsp.server.code_actions import wanted
+from pallas_lsp.server.diagnostics import PositionConverter, split_plain
+from pallas_lsp.server.notebooks import join_cells, notebook_message
+from pallas_lsp.server.protocol import apply_change
+from pallas_lsp.server.settings import parse_settings
+from pygls.workspace.position_codec import PositionCodec
+from pygls.workspace.text_document import TextDocument
+
+from .conftest import PROFILES
+
+UTF16 = PositionConverter(PositionCodec(types.PositionEncodingKind.Utf16))
+
+
+def utf16_len(s):
+    return len(s.encode("utf-16-le")) // 2
+
+
+def test_apply_change_matches_pygls_on_random_edits():
+    """Our cheap incremental change gives the text pygls' own gives (UTF-16, non-ASCII)."""
+    rnd = random.Random(3)
+    text = "héllo 😀 wörld\nabc\n\n  def f(x):\n    return x😀y\n" * 3
+    reference = TextDocument("file:///x.py", text)
+    inserts = ["x", "😀", "\n", "ab\ncd", "é", "  ", "", "def g():\n    pass\n"]
+    for _ in range(2000):
+        lines = text.split("\n")
+        l1 = rnd.randrange(len(lines))
+        l2 = min(len(lines) - 1, l1 + rnd.choice([0, 0, 0, 1, 2]))
+
+        def boundary(line, lines=lines):   # a UTF-16 column not inside a surrogate pair
+            cols = [0]
+            for ch in lines[line]:
+                cols.append(cols[-1] + utf16_len(ch))
+            return rnd.choice(cols)
+
+        start, end = (l1, boundary(l1)), (l2, boundary(l2))
+        if end < start:
+            start, end = end, start
+        rng = types.Range(types.Position(*start), types.Position(*end))
+        new = rnd.choice(inserts) if rnd.random() < 0.7 else ""
+        if len(text) < 200:          # keep the document from shrinking away
+            new += "héllo 😀 wörld\n  x😀y = 1\n" * 4
+        text = apply_change(text, types.TextDocumentContentChangePartial(range=rng, text=new),
+                            UTF16)
+        reference.apply_change(types.TextDocumentContentChangePartial(range=rng, text=new))
+        assert text == reference.source
+    assert len(text) > 100   # the edits did not just empty the document
+
+
+def test_apply_change_clamps_past_the_end_like_lsp():
+    """A column past the line end means the line end; a line past the end, the text end."""
+    text = "ab\ncd\n"
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(0, 99), types.Position(0, 99)), text="X")
+    assert apply_change(text, change, UTF16) == "abX\ncd\n"
+    change = types.TextDocumentContentChangePartial(
+        range=types.Range(types.Position(50, 0), types.Position(60, 3)), text="Z")
+    assert apply_change(text, change, UTF16) == "ab\ncd\nZ"
+    whole = types.TextDocumentContentChangeWholeDocument(text="new")
+    assert apply_change(text, whole, UTF16) == "new"
+
+
+def test_position_conversion_counts_utf16_units():
+    lines = ['x = "😀é"; y = sems']
+    col = lines[0].index("sems")
+    pos = UTF16.to_client(lines, 0, col)
+    assert pos == types.Position(0, col + 1)          # 😀 is two UTF-16 units
+    assert UTF16.to_server(lines, pos) == (0, col)
+    utf32 = PositionConverter(PositionCodec(types.PositionEncodingKind.Utf32))
+    assert utf32.to_client(lines, 0, col) == types.Position(0, col)
+    utf8 = PositionConverter(PositionCodec(types.PositionEncodingKind.Utf8))
+    assert utf8.to_client(lines, 0, col) == types.Position(0, col + 4)   # 4 + 2 bytes - 2 chars
+    assert UTF16.to_client(lines, 7, 3) == types.Position(0, utf16_len(lines[0]))  # clamped
+
+
+def test_split_plain_is_lsp_line_splitting():
+    assert split_plain("a\fb\r\nc\rd\n") == ["a\fb", "c", "d", ""]
+    assert split_plain("a\u2028b") == ["a\u2028b"]
+
+
+@pytest.mark.parametrize(("profile", "pull", "related", "doc_link"), [
+    ("vscode", True, True, True),
+    ("neovim-0.7", False, True, False),
+    ("neovim-0.11", True, True, False),
+    ("eglot-1.9", False, False, False),
+])
+def test_client_profiles_resolve(profile, pull, related, doc_link):
+    f = resolve(PROFILES[profile]())
+    assert (f.pull_diagnostics, f.related_information, f.code_description) == (pull, related, doc_link)
+
+
+def test_resolve_tolerates_empty_capabilities():
+    f = resolve(types.ClientCapabilities())
+    assert not f.pull_diagnostics and not f.document_changes
+
+
+def test_settings_sections_and_bad_values():
+    s, problems = parse_settings({"pallas": {"select": ["pal001"], "ignore": [], "logLevel": "DEBUG"}})
+    assert s.select == ("PAL001",) and s.ignore is None and s.log_level == "debug" and not problems
+    s, problems = parse_settings({"ignore": ["PAL9", "PAL003"], "interpreter": 5})
+    assert s.ignore == ("PAL003",) and s.interpreter is None and len(problems) == 2
+    s, problems = parse_settings("nonsense")
+    assert s == parse_settings(None)[0] and problems
+
+
+def test_code_action_kind_matching():
+    assert wanted("source.fixAll.pallas", None)
+    assert wanted("source.fixAll.pallas", ["source.fixAll"])
+    assert wanted("source.fixAll.pallas", ["source"])
+    assert not wanted("source.fixAll.pallas", ["source.fix"])
+    assert not wanted("quickfix", ["refactor"])
+
+
+class _Doc:
+    def __init__(self, source, version=1):
+        self.source, self.version = source, version
+
+
+def _notebook(cells):
+    nb = types.NotebookDocument(
+        uri="file:///nb.ipynb", notebook_type="jupyter-notebook", version=1,
+        cells=[types.NotebookCell(kind=k, document=f"cell:{i}%3D") for i, (k, _) in enumerate(cells)])
+    docs = {f"cell:{i}=": _Doc(text) for i, (_, text) in enumerate(cells)}
+    return join_cells(nb, docs)
+
+
+def test_notebook_join_and_locate():
+    code, md = types.NotebookCellKind.Code, types.NotebookCellKind.Markup
+    nb = _notebook([(code, "a = 1\nb = 2"), (md, "# title"), (code, "%time x\n!ls\nc = 3\n"),
+                    (code, "%%bash\necho hi")])
+    assert nb.text == "a = 1\nb = 2\n#time x\n#ls\nc = 3\n\n\n\n"
+    assert [c.uri for c in nb.cells] == ["cell:0%3D", "cell:2%3D", "cell:3%3D"]
+    uri, lines, span = nb.locate(Span(4, 0, 4, 1))
+    assert uri == "cell:2%3D" and span == Span(2, 0, 2, 1) and lines[2] == "c = 3"
+    assert nb.locate(Span(1, 0, 2, 1)) is None           # across two cells
+    assert notebook_message("declared at line 5", nb) == "declared at cell 2, line 3"
