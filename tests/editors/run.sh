@@ -179,7 +179,8 @@ setup_vscode_tools() {
 
 build_vsix() {
   local client=$REPO/vscode-client
-  (cd "$client" && npm ci --no-audit --no-fund >"$OUT/vsix.log" 2>&1 && npm run package >>"$OUT/vsix.log" 2>&1) ||
+  (cd "$client" && npm ci --no-audit --no-fund >"$OUT/vsix.log" 2>&1 && npm test >>"$OUT/vsix.log" 2>&1 &&
+    npm run package >>"$OUT/vsix.log" 2>&1) ||
     { cat "$OUT/vsix.log"; die "building the .vsix failed"; }
   VSIX=$client/pallas-lsp.vsix
   log "built $VSIX ($(du -k "$VSIX" | cut -f1) KB)"
