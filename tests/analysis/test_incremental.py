@@ -2,6 +2,8 @@
 of the same text (findings compared whole: code, message, spans, related, fix data)."""
 
 import random
+import re
+from pathlib import Path
 
 import pytest
 from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
@@ -161,3 +163,46 @@ def test_random_edit_sequences(seed):
             lines = MODULE.split("\n")
             texts.append(MODULE)
     check_sequence(texts)
+
+
+CORPUS = sorted(
+    p for p in (Path(__file__).resolve().parents[1] / "corpus").glob("*.py"))
+AT_INDEX = re.compile(r"\.at\[[^\[\]]*\]")
+
+
+def corpus_edit(lines, rng):
+    """One random edit of the kinds people make while typing (or an index removed)."""
+    i = rng.randrange(len(lines))
+    kind = rng.randrange(7)
+    if kind == 0:
+        return lines[:i] + [""] + lines[i:]
+    if kind == 1:
+        return lines[:i] + lines[i + 1:]
+    if kind == 2:
+        return lines[:i] + [lines[i]] + lines[i:]
+    if kind == 3:
+        return lines[:i] + [lines[i][:-1]] + lines[i + 1:]
+    if kind == 4:
+        hits = [(j, m) for j, text in enumerate(lines) for m in AT_INDEX.finditer(text)]
+        if hits:
+            j, m = rng.choice(hits)
+            return lines[:j] + [lines[j][:m.start()] + lines[j][m.end():]] + lines[j + 1:]
+        return lines
+    if kind == 5:
+        return lines[:i] + ['"""'] + lines[i:]
+    return lines[:i] + ["x = ("] + lines[i:]
+
+
+def test_corpus_modules_under_random_edits():
+    assert len(CORPUS) >= 30
+    for path in CORPUS:
+        rng = random.Random(path.name)
+        original = path.read_text(encoding="utf-8").split("\n")
+        lines = list(original)
+        texts = []
+        for _ in range(8):
+            lines = corpus_edit(lines, rng)
+            texts.append("\n".join(lines))
+            if rng.random() < 0.15:
+                lines = list(original)
+        check_sequence(texts)
