@@ -121,24 +121,25 @@ def test_code_action_kind_matching():
 
 
 class _Doc:
-    def __init__(self, source, version=1):
-        self.source, self.version = source, version
+    def __init__(self, source, language_id="python"):
+        self.source, self.version, self.language_id = source, 1, language_id
 
 
 def _notebook(cells):
     nb = types.NotebookDocument(
         uri="file:///nb.ipynb", notebook_type="jupyter-notebook", version=1,
         cells=[types.NotebookCell(kind=k, document=f"cell:{i}%3D") for i, (k, _) in enumerate(cells)])
-    docs = {f"cell:{i}=": _Doc(text) for i, (_, text) in enumerate(cells)}
+    docs = {f"cell:{i}=": _Doc(text, "sql" if text.startswith("SELECT") else "python")
+            for i, (_, text) in enumerate(cells)}
     return join_cells(nb, docs)
 
 
 def test_notebook_join_and_locate():
     code, md = types.NotebookCellKind.Code, types.NotebookCellKind.Markup
     nb = _notebook([(code, "a = 1\nb = 2"), (md, "# title"), (code, "%time x\n!ls\nc = 3\n"),
-                    (code, "%%bash\necho hi")])
+                    (code, "SELECT 1"), (code, "%%bash\necho hi")])
     assert nb.text == "a = 1\nb = 2\n#time x\n#ls\nc = 3\n\n\n\n"
-    assert [c.uri for c in nb.cells] == ["cell:0%3D", "cell:2%3D", "cell:3%3D"]
+    assert [c.uri for c in nb.cells] == ["cell:0%3D", "cell:2%3D", "cell:4%3D"]
     uri, lines, span = nb.locate(Span(4, 0, 4, 1))
     assert uri == "cell:2%3D" and span == Span(2, 0, 2, 1) and lines[2] == "c = 3"
     assert nb.locate(Span(1, 0, 2, 1)) is None           # across two cells

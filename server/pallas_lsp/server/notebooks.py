@@ -92,8 +92,8 @@ def join_cells(notebook: types.NotebookDocument,
         if nb_cell.kind != types.NotebookCellKind.Code:
             continue
         doc = documents.get(unquote(nb_cell.document))
-        if doc is None:
-            continue
+        if doc is None or "python" not in (getattr(doc, "language_id", None) or "python"):
+            continue      # not open, or a code cell in another language (e.g. SQL)
         lines = split_plain(doc.source)
         cells.append(Cell(nb_cell.document, doc.version, start, tuple(lines)))
         parts.extend(_neutralise(lines))
