@@ -374,3 +374,43 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "o_ref, s).wait()"), "PAL001", (2,))]
+
+
+@pytest.mark.parametrize("index", [
+    "divmod(pl.program_id(0), 2)",
+    "jnp.unravel_index(pl.program_id(0), (2, 2))",
+    "slot_index(pl.program_id(0))",
+])
+def test_index_that_may_be_a_tuple_is_not_counted_as_one_index(index):
+    """`sems.at[t]` with a tuple `t` indexes every dimension; a value we cannot see may
+    be such a tuple, so a 2-D array indexed with it is not certainly non-scalar."""
+    src = HEAD + f"""
+from mylib import slot_index
+
+def kernel(x_hbm, o_ref, sems):
+    idx = {index}
+    pltpu.async_copy(x_hbm, o_ref, sems.at[idx]).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(4,), scratch_shapes=[DMA((2, 2))])(x)
+"""
+    assert found(src) == []
+
+
+def test_scalar_index_expressions_still_drop_one_dimension():
+    src = HEAD + """
+def kernel(idx_ref, x_hbm, o_ref, sems):
+    slot = pl.program_id(0) % 2
+    pltpu.async_copy(x_hbm, o_ref, sems.at[slot]).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems.at[idx_ref[0]]).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems.at[jnp.int32(1)]).wait()
+
+def run(idx, x):
+    return pl.pallas_call(kernel, out_shape=OUT, grid_spec=pltpu.PrefetchScalarGridSpec(
+        num_scalar_prefetch=1, grid=(4,), scratch_shapes=[DMA((2, 3))]))(idx, x)
+"""
+    assert found(src) == [
+        (line_of(src, "sems.at[slot]"), "PAL001", (3,)),
+        (line_of(src, "sems.at[idx_ref[0]]"), "PAL001", (3,)),
+        (line_of(src, "sems.at[jnp.int32(1)]"), "PAL001", (3,)),
+    ]
