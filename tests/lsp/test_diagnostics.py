@@ -166,3 +166,16 @@ async def test_incremental_edits_keep_positions_right(client, tmp_path):
     p = await wait_publish(client, uri, 2)
     [err] = by_code(p.diagnostics, "PAL001")
     assert err.range == range_of(insert + BUGGY, "sems", after=DMA_CALL)
+
+
+async def test_result_ids_do_not_survive_reopening(client, tmp_path):
+    """A result id from before a close never makes a reopened document "unchanged"."""
+    await start(client, "vscode")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, FIXED)
+    first = await pull(client, uri)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        types.TextDocumentIdentifier(uri)))
+    open_doc(client, uri, BUGGY)
+    report = await pull(client, uri, previous=first.result_id)
+    assert report.kind == "full" and by_code(report.items, "PAL001")

@@ -12,6 +12,7 @@ superseded run plus one final run, and nothing stale is ever published.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
 from collections.abc import Callable
@@ -35,6 +36,8 @@ log = logging.getLogger(__name__)
 # Text longer than this is not analysed (a log line says so): a generated or binary file
 # of this size is not a kernel, and analysing it would hold the worker for seconds.
 MAX_SOURCE_CHARS = 4_000_000
+
+_SERIALS = itertools.count(1)
 
 
 @dataclass
@@ -85,6 +88,7 @@ class Document:
         self.waiters: list[asyncio.Future] = []
         self.published: set[str] = set()       # URIs pushed last time (cells of a notebook)
         self._ids: dict[str, tuple[int, list]] = {}  # URI -> (result counter, diagnostics)
+        self.serial = next(_SERIALS)   # keeps result ids unique across close / reopen
         self.too_large_logged = False
 
     def next_result_id(self, uri: str, diagnostics: list) -> str:
@@ -93,7 +97,7 @@ class Document:
         if old is None or old != diagnostics:
             n += 1
         self._ids[uri] = (n, diagnostics)
-        return f"{n}"
+        return f"{self.serial}.{n}"
 
 
 @dataclass(frozen=True)
