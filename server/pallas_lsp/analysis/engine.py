@@ -23,7 +23,9 @@ import re
 
 from . import checks
 from .api import KNOWN_NAMES
-from .findings import Finding
+from dataclasses import dataclass
+
+from .findings import Finding, Span
 from .flow import Budget, Context, Frame, Interpreter, import_bindings
 from .parse import Block, BlockList
 from .suppression import apply_noqa
@@ -123,6 +125,10 @@ class ModuleState:
 
     def global_value(self, name, ctx, frame):
         block = self.bindings.get(name)
+        if block is not None and block.key in self._evaluating:
+            # `kernel = functools.partial(kernel, ...)`: inside the block that rebinds the
+            # name, it still means the earlier binding.
+            block = next((b for b in reversed(self.blocks[:block.index]) if name in block_names(b)), None)
         ctx.deps[name] = block.key if block is not None else None
         if block is None:
             if STAR_IMPORT in self.bindings:
@@ -282,10 +288,10 @@ class ModuleAnalyzer:
                     # A function or class that creates no semaphore itself: run with
                     # unknown arguments it cannot find anything; the entries that give
                     # it semaphores analyse it.
-                    cached = ((), {_SKIPPED: None}, False)
+                    cached = ((), {_SKIPPED: None}, False, ())
                 else:
-                    found, deps = self._run_entry(block, state)
-                    cached = (found, deps, any(k.startswith("@") for k in deps))
+                    found, deps, views = self._run_entry(block, state)
+                    cached = (found, deps, any(k.startswith("@") for k in deps), views)
                     ran += 1
             entries[block] = cached
             raws.extend(cached[0])
@@ -304,13 +310,34 @@ class ModuleAnalyzer:
                 names.update(block_names(b))
         return frozenset(names)
 
+    def semaphore_at(self, line: int, col: int) -> "SemaphoreInfo | None":
+        """What the last `analyze` knows of the semaphore named at (line, col): for hover."""
+        live = set(self._block_list.blocks)
+        best = None
+        for cached in self._entries.values():
+            for block, node, sem in cached[3]:
+                if block not in live:
+                    continue
+                l0 = block.start + node.lineno - 1
+                if l0 != line or node.end_lineno != node.lineno:
+                    continue
+                c0, c1 = block.col(node.lineno - 1, node.col_offset), block.col(node.lineno - 1, node.end_col_offset)
+                if c0 <= col <= c1 and (best is None or c1 - c0 < best[0]):
+                    best = (c1 - c0, block, node, sem)
+        if best is None:
+            return None
+        _, block, node, sem = best
+        return SemaphoreInfo(block.segment(node), sem.kind, sem.dims,
+                             checks.loc_span(sem.decl) if sem.decl is not None else None,
+                             sem.decl.path if sem.decl is not None else None)
+
     def _external_valid(self, deps):
         ws = self.workspace
         return all(ws.version(name[1:]) == key for name, key in deps.items() if name.startswith("@"))
 
     def _run_entry(self, block, state):
         if block.tree is None:
-            return [], {}
+            return [], {}, []
         ctx = Context(state)
         interp = Interpreter(ctx)
         frame = Frame({}, None, block, path=None, module=state)
@@ -327,7 +354,7 @@ class ModuleAnalyzer:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        return ctx.findings, dict(ctx.deps)
+        return ctx.findings, dict(ctx.deps), ctx.views
 
     def _finish(self, raws) -> list[Finding]:
         live = set(self._block_list.blocks)
@@ -355,6 +382,33 @@ class ModuleAnalyzer:
         if findings:
             findings = apply_noqa(findings, _DocumentLines(self._block_list.blocks))
         return findings
+
+
+@dataclass(frozen=True)
+class SemaphoreInfo:
+    """A semaphore as the analysis sees it at one place (hover text)."""
+
+    text: str
+    kind: str
+    dims: tuple | None
+    decl: "Span | None"
+    decl_path: str | None
+
+    def describe(self) -> str:
+        from .values import shape_text
+
+        kind = "semaphore" if self.kind == "?" else f"{self.kind} semaphore"
+        if self.dims == ():
+            what = f"one {kind} (shape `()`)"
+        elif self.dims is None:
+            what = f"a {kind} array (its shape depends on the path)"
+        else:
+            what = f"a {kind} array of shape `{shape_text(self.dims)}`: index it with `.at[...]` before a DMA or signal"
+        where = ""
+        if self.decl is not None:
+            where = f", declared at line {self.decl.line + 1}" if self.decl_path is None else \
+                f", declared in {self.decl_path}:{self.decl.line + 1}"
+        return f"`{self.text}`: {what}{where}"
 
 
 class _DocumentLines:

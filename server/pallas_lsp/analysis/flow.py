@@ -14,6 +14,7 @@ followed to a bounded depth; a step budget bounds the work per entry.
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass
 
 from . import api, checks
@@ -56,7 +57,7 @@ class Frame:
     """One activation: a function call, or a module block being executed."""
 
     __slots__ = ("env", "parent", "block", "func", "returns", "stmt", "depth", "created", "path", "module",
-                 "loops")
+                 "loops", "nonlocals")
 
     def __init__(self, env, parent, block, func=None, depth=0, path=None, module=None):
         self.env = env
@@ -68,6 +69,7 @@ class Frame:
         self.depth = depth
         self.created = []           # Funcs defined here (run with unknown args if never called)
         self.loops = []             # names of the enclosing loop variables (index suggestions)
+        self.nonlocals = ()         # names this frame assigns in an enclosing frame
         self.path = path
         # The module whose globals a module-level frame sees (None: inherit / the entry's).
         self.module = module if module is not None else (parent.module if parent is not None else None)
@@ -88,6 +90,7 @@ class Context:
         self.pending = []           # pallas_call-like callables never applied yet
         self.deps = {}              # global name -> key of the block it resolved to
         self.indexed_decls = set()  # id() of declaration nodes whose arrays are indexed somewhere
+        self.views = []             # (block, Name/Attribute node, Sem): what hover shows
 
     def tick(self):
         self.steps += 1
@@ -246,6 +249,8 @@ class Interpreter:
         body_falls = self.run_body(s.body, frame) and self.run_body(s.orelse, frame)
         envs = [frame.env] if body_falls else []
         for h in s.handlers:
+            if body_falls and _catches_import_error(h):
+                continue  # `except ImportError:` fallbacks: kernels only run when the import worked
             frame.env = _join_envs([base, frame.env]) if envs else dict(base)
             if h.name:
                 frame.env[h.name] = UNKNOWN
@@ -270,6 +275,13 @@ class Interpreter:
     def assign(self, target, value, frame):
         t = type(target)
         if t is ast.Name:
+            if target.id in frame.nonlocals:
+                f = frame.parent
+                while f is not None and target.id not in f.env:
+                    f = f.parent
+                if f is not None:
+                    f.env[target.id] = value
+                    return
             frame.env[target.id] = value
         elif t in (ast.Tuple, ast.List):
             elts = target.elts
@@ -353,9 +365,15 @@ class Interpreter:
         self.ctx.tick()
         t = type(node)
         if t is ast.Name:
-            return self.lookup(node.id, frame)
+            v = self.lookup(node.id, frame)
+            if type(v) is Sem and frame.path is None and not self.ctx.silent:
+                self.ctx.views.append((frame.block, node, v))
+            return v
         if t is ast.Attribute:
-            return self.attribute(self.eval(node.value, frame), node.attr)
+            v = self.attribute(self.eval(node.value, frame), node.attr)
+            if type(v) is Sem and frame.path is None and not self.ctx.silent:
+                self.ctx.views.append((frame.block, node, v))
+            return v
         if t is ast.Call:
             return self.eval_call(node, frame)
         if t is ast.Subscript:
@@ -536,7 +554,10 @@ class Interpreter:
         if isinstance(base_node, ast.Attribute) and base_node.attr == "at":
             base = self.eval(base_node.value, frame)
             if isinstance(base, Sem):
-                return self.index_sem(base, node.slice, frame)
+                v = self.index_sem(base, node.slice, frame)
+                if type(v) is Sem and frame.path is None and not self.ctx.silent:
+                    self.ctx.views.append((frame.block, node, v))
+                return v
             self.eval(node.slice, frame)
             return UNKNOWN
         base = self.eval(base_node, frame)
@@ -737,6 +758,11 @@ class Interpreter:
         fnode = func.node
         env = self.bind(fnode, func, args, kwargs, node, frame, helper)
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
+        nonlocals = _nonlocal_names(fnode)
+        if nonlocals:
+            callee_frame.nonlocals = nonlocals
+            for name in nonlocals:
+                env.pop(name, None)
         if loop_body and fnode.args.args:
             callee_frame.loops.append(fnode.args.args[0].arg)
         ctx.active.append(fnode)
@@ -825,13 +851,24 @@ class Interpreter:
             if arg is not STAR and arg.node is not None:
                 by_node[id(arg.value)] = arg
         stmt = frame.stmt if frame.stmt is not None else call_node
-        for name, value in env.items():
+
+        def mark(value):
             arg = by_node.get(id(value))
             if arg is None:
-                continue
+                return value
             direct = isinstance(value, Sem)
             site = Site(frame.loc(arg.node), frame.loc(call_node), frame.loc(stmt), func.name, direct)
-            env[name] = map_sems(value, lambda s: s if s.site is not None else s.with_site(site))
+            return map_sems(value, lambda s: s if s.site is not None else s.with_site(site))
+
+        a = fnode.args
+        packed = {a.vararg.arg if a.vararg else None, a.kwarg.arg if a.kwarg else None} - {None}
+        for name, value in env.items():
+            if name in packed and isinstance(value, Seq):
+                env[name] = Seq(tuple(mark(v) for v in value.items), value.is_list)
+            elif name in packed and isinstance(value, Mapping):
+                env[name] = Mapping({k: mark(v) for k, v in value.items.items()})
+            else:
+                env[name] = mark(value)
 
     def eval_default(self, node, func):
         return self.eval(node, func.frame) if func.frame is not None else UNKNOWN
@@ -1065,10 +1102,10 @@ class Interpreter:
         if isinstance(out, Seq):
             outs = [allocate(v) if isinstance(v, SemType) or semaphore_member(getattr(v, "qname", "")) else UNKNOWN
                     for v in out.items]
-        elif out is UNKNOWN:
-            outs = None
+        elif isinstance(out, (SemType, Special, Api, Mapping)):
+            outs = [allocate(out) if isinstance(out, (SemType, Api)) else UNKNOWN]  # one output
         else:
-            outs = [allocate(out) if isinstance(out, SemType) else UNKNOWN]
+            outs = None  # unknown, or a sequence of unknown length
         invocation = Special("pallas_callable", (kernel, outs, scratch, node, frame))
         self.ctx.pending.append(invocation)
         return invocation
@@ -1169,6 +1206,32 @@ class Interpreter:
             return UNKNOWN
         self.callbacks_unknown_call(args, kwargs, frame)
         return UNKNOWN
+
+
+def _catches_import_error(handler) -> bool:
+    t = handler.type
+    names = t.elts if isinstance(t, ast.Tuple) else [t]
+    return bool(names) and all(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError")
+                               for n in names)
+
+
+def _nonlocal_names(fnode) -> frozenset:
+    """Names a function declares `nonlocal` (its assignments write to the enclosing frame)."""
+    cached = _NONLOCALS.get(fnode)
+    if cached is None:
+        out = set()
+        stack = list(fnode.body) if not isinstance(fnode, ast.Lambda) else []
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Nonlocal):
+                out.update(n.names)
+            elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.extend(ast.iter_child_nodes(n))
+        cached = _NONLOCALS[fnode] = frozenset(out)
+    return cached
+
+
+_NONLOCALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _holds_sem(value, depth=0):
