@@ -304,6 +304,37 @@ def run(idx, x, n):
     spec = pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=n, grid=(1,), scratch_shapes=(DMA((2,)), DMA))
     return pl.pallas_call(kernel, out_shape=OUT, grid_spec=spec)(idx, x)
 """,
+"partial pallas_call decorator": """
+@functools.partial(pl.pallas_call, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA])
+def kernel(x_hbm, o_ref, sems, one):
+    pltpu.async_copy(x_hbm, o_ref, one).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+""",
+"named_scope helper": """
+@jax.named_scope("copy")
+def copy(src, dst, sem):
+    pltpu.async_copy(src, dst, sem).wait()
+def kernel(x_hbm, o_ref, sems):
+    copy(x_hbm, o_ref, sems)
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+""",
+"named_call kernel": """
+@functools.partial(jax.named_call, name="my_kernel")
+def kernel(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+""",
+"own decorator passthrough": """
+def traced(f):
+    return f
+@traced
+def kernel(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+""",
 }
 
 A = "async_copy(x_hbm, o_ref, sems)"
@@ -341,6 +372,10 @@ EXPECTED = {
     "enumerate zip": [],
     "grid_spec scratch var + prefetch count var": [(A + ".wait()", "PAL001", (2,))],
     "prefetch unknown count": [(A + ".wait()", "PAL001", (2,))],
+    "partial pallas_call decorator": [(A + ".wait()", "PAL001", (2,))],
+    "named_scope helper": [("copy(x_hbm, o_ref, sems)", "PAL001", (2,))],
+    "named_call kernel": [(A, "PAL001", (2,))],
+    "own decorator passthrough": [(A, "PAL001", (2,))],
 }
 
 
