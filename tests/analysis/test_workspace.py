@@ -76,9 +76,13 @@ def test_helper_and_scratch_builder_from_another_module(tmp_path):
     fs = analyze_source(KERNEL, path, Workspace([str(tmp_path)]))
     assert [(f.span.line + 1, f.code, f.shape) for f in fs] == [(12, "PAL001", (2,))]
     (f,) = fs
-    paths = {r.path for r in f.related}
-    assert os.path.abspath(pkg / "common.py") in {os.path.abspath(p) for p in paths if p}
-    assert "declared in" in f.message or "declared at" in f.message
+    common = os.path.abspath(pkg / "common.py")
+    assert [(r.message, r.span.line + 1, os.path.abspath(r.path)) for r in f.related] == [
+        ("the semaphore array is declared here", 18, common),
+        ("`start_copy` uses the semaphore here", 8, common),
+    ]
+    assert "(declared at common.py:18)" in f.message
+    assert "passed to `start_copy`, which starts a DMA with it at common.py:8" in f.message
 
 
 def test_without_a_workspace_other_modules_are_unknown_and_silent(tmp_path):
