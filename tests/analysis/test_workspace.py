@@ -147,3 +147,22 @@ def test_circular_imports_terminate(tmp_path):
                           "pipeline_scratch = start_copy")
     path = write(tmp_path / "cyc" / "k.py", text)
     assert analyze_source(text, path, Workspace([str(tmp_path)])) == []
+
+
+def test_installed_library_resolves_through_the_interpreter_setting(tmp_path):
+    """A helper from a library installed in the project's environment (found through
+    the `interpreter` setting, via jedi) is followed like a workspace module."""
+    import sys
+    import venv
+
+    env = tmp_path / "env"
+    venv.create(env, with_pip=False)
+    site = env / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    write(site / "fakelib" / "__init__.py", "")
+    write(site / "fakelib" / "dma.py", COMMON)
+    text = KERNEL.replace("from .common import", "from fakelib.dma import")
+    path = write(tmp_path / "project" / "app.py", text)
+    python = env / "bin" / "python"
+    assert analyze_source(text, path, Workspace([str(tmp_path / "project")])) == []
+    fs = analyze_source(text, path, Workspace([str(tmp_path / "project")], interpreter=str(python)))
+    assert [(f.span.line + 1, f.code, f.shape) for f in fs] == [(12, "PAL001", (2,))]
