@@ -181,3 +181,113 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == []
+
+
+def test_methods_inherited_from_a_base_class_in_the_same_file():
+    src = HEAD + """
+class Base:
+    def __init__(self, src, dst, sem):
+        self.src, self.dst, self.sem = src, dst, sem
+
+    def start(self):
+        pltpu.make_async_copy(self.src, self.dst, self.sem).start()
+
+
+class Derived(Base):
+    pass
+
+
+def kernel(x_hbm, o_ref, sems):
+    Derived(x_hbm, o_ref, sems.at[0]).start()
+    Derived(x_hbm, o_ref, sems).start()
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "Derived(x_hbm, o_ref, sems).start()"), "PAL001", (2,))]
+
+
+def test_super_init_stores_the_semaphore():
+    src = HEAD + """
+class Base:
+    def __init__(self, sem):
+        self.sem = sem
+
+
+class Copy(Base):
+    def __init__(self, src, dst, sem):
+        super().__init__(sem)
+        self.src, self.dst = src, dst
+
+    def start(self):
+        pltpu.make_async_copy(self.src, self.dst, self.sem).start()
+
+
+def kernel(x_hbm, o_ref, sems):
+    Copy(x_hbm, o_ref, sems.at[1]).start()
+    Copy(x_hbm, o_ref, sems).start()
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "Copy(x_hbm, o_ref, sems).start()"), "PAL001", (2,))]
+
+
+def test_property_returning_a_view_or_the_array():
+    src = HEAD + """
+class Buffers:
+    def __init__(self, sems, slot):
+        self._sems = sems
+        self._slot = slot
+
+    @property
+    def sem(self):
+        return self._sems.at[self._slot]
+
+    @property
+    def all_sems(self):
+        return self._sems
+
+
+def kernel(x_hbm, o_ref, sems):
+    b = Buffers(sems, 0)
+    pltpu.async_copy(x_hbm, o_ref, b.sem).wait()
+    pltpu.async_copy(x_hbm, o_ref, b.all_sems).wait()
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert [(line, code, shape) for line, code, shape in found(src)] in (
+        [(line_of(src, "b = Buffers(sems, 0)"), "PAL001", (2,))],
+        [(line_of(src, "o_ref, b.all_sems)"), "PAL001", (2,))],
+    )
+
+
+def test_dataclass_with_methods_building_copies():
+    src = HEAD + """
+@dataclasses.dataclass(frozen=True)
+class Pipe:
+    src: object
+    dst: object
+    sems: object
+
+    def copy(self, slot):
+        return pltpu.make_async_copy(self.src, self.dst, self.sems.at[slot])
+
+    def copy_all(self):
+        return pltpu.make_async_copy(self.src, self.dst, self.sems)
+
+
+def kernel(x_hbm, o_ref, sems):
+    p = Pipe(x_hbm, o_ref, sems)
+    p.copy(0).start()
+    p.copy_all().start()
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert [(code, shape) for _, code, shape in found(src)] == [("PAL001", (2,))]
