@@ -192,17 +192,39 @@ run_vscode() {
   phase "vscode: build .vsix"
   if [[ -n ${PALLAS_VSIX:-} ]]; then VSIX=$PALLAS_VSIX; log "using $VSIX"; else build_vsix; fi
   phase "vscode: test"
-  local run=$OUT/vscode ws=$OUT/vscode/workspace port=${PALLAS_VSCODE_PORT:-8765}
+  vscode_session "$OUT/vscode" trusted || return 1
+  if [[ -z ${PALLAS_SERVER_CMD:-} ]]; then
+    phase "vscode: untrusted workspace"
+    vscode_session "$OUT/vscode-untrusted" untrusted || return 1
+  fi
+}
+
+# One code-server session: install the .vsix into a fresh profile, start code-server on a fresh copy
+# of the fixtures, drive it with e2e.js, stop it. `untrusted`: Workspace Trust on and the folder not
+# trusted (Restricted Mode), with a workspace setting that names a Python without pallas-lsp.
+vscode_session() {  # vscode_session RUN_DIR trusted|untrusted
+  local run=$1 trust=$2 ws=$1/workspace port=${PALLAS_VSCODE_PORT:-8765}
   rm -rf "$run"; mkdir -p "$run/data/User" "$run/shots"; fresh_workspace "$ws"
   # keep code-server's config and logs inside the run folder
   export XDG_DATA_HOME=$run/xdg-data XDG_CONFIG_HOME=$run/xdg-config
+  # a Python without pallas_lsp: for the "not installed" error, and as the untrusted workspace's choice
+  local bare=""
+  if [[ -z ${PALLAS_SERVER_CMD:-} ]]; then
+    python3 -m venv --without-pip "$run/bare-venv" && bare=$run/bare-venv/bin/python
+  fi
   # the extension's own route (pallas.interpreter -> "<python> -m pallas_lsp") unless a command is forced
   local server_setting="\"pallas.interpreter\": \"$PY\""
   [[ -n ${PALLAS_SERVER_CMD:-} ]] && server_setting="\"pallas.server.path\": $(json_argv $SERVER_CMD)"
+  local trust_setting="\"security.workspace.trust.enabled\": false" trust_flag=--disable-workspace-trust scenarios=""
+  if [[ $trust == untrusted ]]; then
+    trust_setting="\"security.workspace.trust.enabled\": true, \"security.workspace.trust.startupPrompt\": \"never\""
+    trust_flag="" scenarios=untrusted
+    mkdir -p "$ws/.vscode" && printf '{ "pallas.interpreter": "%s" }\n' "$bare" >"$ws/.vscode/settings.json"
+  fi
   cat >"$run/data/User/settings.json" <<JSON
 { $server_setting,
-  "pallas.trace.server": "messages",
-  "security.workspace.trust.enabled": false, "workbench.startupEditor": "none",
+  "pallas.trace.server": "messages", $trust_setting,
+  "workbench.startupEditor": "none",
   "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false,
   "update.mode": "none", "files.hotExit": "off", "chat.disableAIFeatures": true,
   "workbench.tips.enabled": false, "editor.hover.delay": 300, "window.restoreWindows": "none",
@@ -212,7 +234,7 @@ JSON
   "$CODE_SERVER" --config "$run/config.yaml" --user-data-dir "$run/data" --extensions-dir "$run/ext" \
     --install-extension "$VSIX" >"$run/install.log" 2>&1 || { cat "$run/install.log"; return 1; }
   "$CODE_SERVER" --config "$run/config.yaml" --auth none --bind-addr "127.0.0.1:$port" --user-data-dir "$run/data" \
-    --extensions-dir "$run/ext" --disable-telemetry --disable-update-check --disable-workspace-trust \
+    --extensions-dir "$run/ext" --disable-telemetry --disable-update-check $trust_flag \
     "$ws" >"$run/code-server.log" 2>&1 &
   local cs_pid=$!
   local up=""
@@ -222,11 +244,8 @@ JSON
   done
   local rc=1
   if [[ -n $up ]]; then
-    # a Python without pallas_lsp, for the "not installed" error
-    local bare=""
-    [[ -z ${PALLAS_SERVER_CMD:-} ]] && python3 -m venv --without-pip "$run/bare-venv" && bare=$run/bare-venv/bin/python
     CS_URL="http://127.0.0.1:$port/?folder=$ws" SHOTS="$run/shots" NODE_PATH="$PW_NODE_PATH" \
-      SETTINGS_FILE="$run/data/User/settings.json" BARE_PYTHON="$bare" \
+      SETTINGS_FILE="$run/data/User/settings.json" BARE_PYTHON="$bare" SCENARIOS="$scenarios" EXPECT_PYTHON="$PY" \
       EXPECT_VERSION="$("$PY" -c 'import pallas_lsp; print(pallas_lsp.__version__)')" \
       timeout 400 node "$HERE/vscode/e2e.js"
     rc=$?

@@ -265,6 +265,22 @@ async function scenarioStatusAndRestart(page) {
   await page.keyboard.press("Escape");
 }
 
+async function scenarioUntrusted(page) {
+  // Restricted Mode: .vscode/settings.json names a Python without pallas-lsp; only the user-level
+  // pallas.interpreter may be used, so the server runs and checks the file
+  await page.locator(".statusbar", { hasText: "Restricted Mode" }).first().waitFor({ timeout: 30000 });
+  log("workspace is in Restricted Mode");
+  await openFile(page, "kernel_index.py");
+  await page.locator(".part.editor .monaco-editor .squiggly-error").first().waitFor({ timeout: 60000 });
+  log("squiggle shown");
+  const status = await expectServerStatus(page, process.env.EXPECT_VERSION);
+  if (!status.includes(`running with ${process.env.EXPECT_PYTHON}`)) {
+    throw new Error(`the server does not run with the user's interpreter ${process.env.EXPECT_PYTHON}`);
+  }
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SHOTS}/vscode-untrusted.png` });
+}
+
 (async () => {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -284,8 +300,10 @@ async function scenarioStatusAndRestart(page) {
     ["assertion guard", scenarioGuardFix],
     ["notebook", scenarioNotebook],
     ["status and restart", scenarioStatusAndRestart],
+    ["untrusted", scenarioUntrusted],
   ];
-  const only = process.env.SCENARIOS ? process.env.SCENARIOS.split(",") : null;
+  // SCENARIOS=a,b runs those; by default all but "untrusted" (it needs a session without trust)
+  const only = process.env.SCENARIOS ? process.env.SCENARIOS.split(",") : phases.map((p) => p[0]).filter((n) => n !== "untrusted");
   try {
     await page.goto(URL);
     await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
@@ -293,7 +311,7 @@ async function scenarioStatusAndRestart(page) {
     log("workbench loaded");
     await page.locator(".monaco-workbench").click({ position: { x: 700, y: 450 } }).catch(() => {});
     for (const [name, run] of phases) {
-      if (only && !only.includes(name)) continue;
+      if (!only.includes(name)) continue;
       const p0 = Date.now();
       await run(page);
       log(`phase '${name}' passed in ${((Date.now() - p0) / 1000).toFixed(1)}s`);
