@@ -113,3 +113,15 @@ def _known_names():
 # Every Pallas name the analysis knows, and their dotted prefixes ("pltpu.SemaphoreType"):
 # what a `from jax.experimental.pallas.tpu import *` is taken to provide.
 KNOWN_NAMES = _known_names()
+
+# Wrappers that return the function they are given (as decorators or calls).
+PASSTHROUGH = frozenset({"jax.named_scope", "jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat",
+                         "jax.ad_checkpoint.checkpoint", "jax.profiler.annotate_function"})
+# Calls whose result is one number (an index), never a tuple.
+SCALAR_RESULTS = frozenset({
+    "pl.program_id", "pl.num_programs", "jax.lax.axis_index", "jax.lax.rem", "jax.lax.div",
+    "jax.lax.max", "jax.lax.min", "jax.lax.clamp", "jax.lax.select", "jax.lax.convert_element_type",
+    "jax.numpy.int32", "jax.numpy.uint32", "jax.numpy.int64", "jax.numpy.where", "jax.numpy.minimum",
+    "jax.numpy.maximum", "jax.numpy.mod", "jax.numpy.remainder", "jax.numpy.floor_divide",
+    "int", "min", "max", "abs", "sum",
+})

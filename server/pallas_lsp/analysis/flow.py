@@ -20,13 +20,14 @@ from dataclasses import dataclass
 from . import api, checks
 from .symbols import LIBRARY_ROOTS, canonical, child
 from .values import (
-    SLICE, UNKNOWN, Api, Bound, ModuleV, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
-    Partial, Sem, SemType, Seq, SeqOf, SeqTail, Site, SliceV, Special, allocate, element, join, join_all, map_sems,
+    SCALAR, SLICE, UNKNOWN, Api, Bound, ModuleV, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
+    Partial, Sem, SemType, Seq, SeqOf, SeqTail, Site, SliceV, Special, allocate, element, is_number, join, join_all, map_sems,
     semaphore_member,
 )
 
 MAX_DEPTH = 16
 MAX_UNROLL = 16
+MAX_LOOP_ROUNDS = 3
 STEP_BUDGET = 400_000
 
 
@@ -101,6 +102,7 @@ class Context:
 class Interpreter:
     def __init__(self, ctx: Context):
         self.ctx = ctx
+        self._frame_hint = None  # the frame of the attribute being evaluated (properties run there)
 
     # ------------------------------------------------------------------ names
     def lookup(self, name, frame):
@@ -158,8 +160,7 @@ class Interpreter:
                 if loop_var:
                     frame.loops.pop()
         elif t is ast.While:
-            self.eval(s.test, frame)
-            self.exec_loop(s, frame, None)
+            self.exec_while(s, frame)
         elif t in (ast.With, ast.AsyncWith):
             for item in s.items:
                 self.eval(item.context_expr, frame)
@@ -233,15 +234,37 @@ class Interpreter:
         return bool(live)
 
     def exec_loop(self, s, frame, bind_target):
-        base = frame.env
-        frame.env = dict(base)
-        if bind_target:
-            bind_target()
-        self.run_body(s.body, frame)
-        after = frame.env
-        frame.env = _join_envs([base, after])
+        """A loop whose trip count is unknown: run the body until the joined state is
+        stable (a few rounds at most); what still changes becomes UNKNOWN."""
+        state = frame.env
+        for _ in range(MAX_LOOP_ROUNDS):
+            frame.env = dict(state)
+            if bind_target:
+                bind_target()
+            self.run_body(s.body, frame)
+            new = _join_envs([state, frame.env])
+            if _env_same(state, new):
+                break
+            state = new
+        else:
+            state = {k: (v if _same(v, frame.env.get(k, UNKNOWN)) else UNKNOWN) for k, v in state.items()}
+        frame.env = state
         if s.orelse:
             self.run_body(s.orelse, frame)
+
+    def exec_while(self, s, frame):
+        # A condition known at trace time is how JAX sees the loop: follow it exactly.
+        for _ in range(MAX_UNROLL):
+            cond = self.truth(self.eval(s.test, frame))
+            if cond is False:
+                if s.orelse:
+                    self.run_body(s.orelse, frame)
+                return
+            if cond is not True:
+                break
+            if not self.run_body(s.body, frame):
+                return
+        self.exec_loop(s, frame, None)
 
     def exec_try(self, s, frame) -> bool:
         base = frame.env
@@ -323,6 +346,7 @@ class Interpreter:
 
     def define_class(self, s, frame):
         cls = ClassV(s, frame, frame.block, path=frame.path)
+        cls.bases = tuple(b for b in (self.eval(x, frame) for x in s.bases) if isinstance(b, ClassV))
         body_frame = Frame({}, frame, frame.block, depth=frame.depth, path=frame.path)
         for dec in s.decorator_list:
             d = self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame)
@@ -332,7 +356,12 @@ class Interpreter:
         fields = []
         for stmt in s.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                cls.attrs[stmt.name] = Func(stmt, frame, frame.block, stmt.name, frame.path)
+                method = Func(stmt, frame, frame.block, stmt.name, frame.path, owner=cls)
+                decos = [d.id if isinstance(d, ast.Name) else getattr(d, "attr", None) for d in stmt.decorator_list]
+                method.is_property = "property" in decos or "cached_property" in decos
+                if "setter" in decos or "deleter" in decos:
+                    continue
+                cls.attrs[stmt.name] = method
             elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 fields.append(stmt.target.id)
                 if stmt.value is not None:
@@ -348,7 +377,7 @@ class Interpreter:
 
     def instantiate(self, cls, args, kwargs, node, frame):
         inst = Instance(cls)
-        init = cls.attrs.get("__init__")
+        init = cls.lookup("__init__")
         if isinstance(init, Func):
             self.call_function(init, [Arg(inst, None)] + args, kwargs, node, frame, helper=True)
         elif cls.is_dataclass:
@@ -370,7 +399,9 @@ class Interpreter:
                 self.ctx.views.append((frame.block, node, v))
             return v
         if t is ast.Attribute:
-            v = self.attribute(self.eval(node.value, frame), node.attr)
+            base = self.eval(node.value, frame)
+            self._frame_hint = frame
+            v = self.attribute(base, node.attr)
             if type(v) is Sem and frame.path is None and not self.ctx.silent:
                 self.ctx.views.append((frame.block, node, v))
             return v
@@ -417,6 +448,8 @@ class Interpreter:
             return v
         if t is ast.UnaryOp:
             v = self.eval(node.operand, frame)
+            if v is SCALAR and not isinstance(node.op, ast.Not):
+                return SCALAR
             if isinstance(v, Const) and isinstance(v.value, (int, float, bool)):
                 try:
                     if isinstance(node.op, ast.USub):
@@ -473,6 +506,8 @@ class Interpreter:
         return items
 
     def truth(self, v):
+        if isinstance(v, Seq):
+            return bool(v.items)
         if isinstance(v, Const):
             try:
                 return bool(v.value)
@@ -500,6 +535,17 @@ class Interpreter:
                 return SemType(semaphore_member(a.qname), (), None)
             if isinstance(a, SemType):
                 return a
+            return UNKNOWN
+        if isinstance(a, (Seq, SeqOf, SeqTail, Mapping)) or isinstance(b, (Seq, SeqOf, SeqTail, Mapping)):
+            return UNKNOWN
+        numeric = (a is SCALAR or is_number(a), b is SCALAR or is_number(b))
+        if not (isinstance(a, Const) and isinstance(b, Const)):
+            # The result is a number (never a tuple) when an operand is one, except for
+            # `+` / `*` with an unknown operand (tuple concatenation / repetition).
+            if all(numeric) or (any(numeric) and not isinstance(op, (ast.Add, ast.Mult))):
+                return SCALAR
+            if not isinstance(op, (ast.Add, ast.Mult, ast.MatMult)):
+                return SCALAR
             return UNKNOWN
         if isinstance(a, Const) and isinstance(b, Const):
             x, y = a.value, b.value
@@ -530,13 +576,24 @@ class Interpreter:
         if isinstance(obj, Instance):
             if attr in obj.fields:
                 return obj.fields[attr]
-            v = obj.cls.attrs.get(attr)
+            v = obj.cls.lookup(attr)
             if isinstance(v, Func):
+                if v.is_property:
+                    return self.call_function(v, [Arg(obj, None)], {}, None, self._frame_hint, helper=False)
                 return Bound(v, obj)
             return v if v is not None else UNKNOWN
         if isinstance(obj, ClassV):
-            v = obj.attrs.get(attr)
+            v = obj.lookup(attr)
             return v if v is not None else UNKNOWN
+        if isinstance(obj, Special) and obj.kind == "super":
+            owner, self_value = obj.data
+            for base in owner.bases:
+                v = base.lookup(attr)
+                if isinstance(v, Func):
+                    return Bound(v, self_value)
+                if v is not None:
+                    return v
+            return UNKNOWN
         if isinstance(obj, Sem):
             if attr == "at":
                 return Special("at", obj)
@@ -579,6 +636,8 @@ class Interpreter:
             return base if isinstance(node.slice, ast.Slice) else base.item
         if isinstance(base, Mapping) and isinstance(idx, Const):
             return base.items.get(idx.value, UNKNOWN)
+        if base is UNKNOWN and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            return SCALAR  # an element read from a ref or array (`idx_ref[i]`): a number
         # `sem[i]` reads the semaphore's value: not a ref, not our concern.
         return UNKNOWN
 
@@ -612,8 +671,12 @@ class Interpreter:
                         kinds.append(("keep", item.size))
                     else:
                         kinds.append("drop")
-            else:
+            elif v is SCALAR or (isinstance(v, Const) and type(v.value) in (int, bool)) or len(elts) > 1:
                 kinds.append("drop")
+            else:
+                # A lone index of unknown kind may be a tuple (`divmod(...)`): how many
+                # dimensions it takes is unknown, so is the result.
+                return UNKNOWN
         if sem.decl is not None:
             self.ctx.indexed_decls.add(id(sem.decl.node))
         if sem.dims is None:
@@ -924,7 +987,7 @@ class Interpreter:
         if q == "jax.lax.fori_loop":
             vals = [a.value if a is not STAR else UNKNOWN for a in args]
             if len(vals) >= 4 and isinstance(vals[2], Func):
-                self.call_function(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, node, frame, helper=False,
+                self.call_function(vals[2], [Arg(SCALAR), Arg(vals[3])], {}, node, frame, helper=False,
                                    loop_body=True)
             elif len(vals) >= 4:
                 self.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, node, frame, helper=False)
@@ -950,7 +1013,22 @@ class Interpreter:
         if q in api.ARRAY_SPECS:
             return Special("array_spec")
         if q == "range":
-            return SeqOf(UNKNOWN)
+            return SeqOf(SCALAR)
+        if q == "super" and not args:
+            f = frame
+            while f is not None and (f.func is None or f.func.owner is None):
+                f = f.parent
+            if f is not None and isinstance(f.func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.func.node.args.args:
+                return Special("super", (f.func.owner, f.env.get(f.func.node.args.args[0].arg, UNKNOWN)))
+            return UNKNOWN
+        if q in api.PASSTHROUGH:
+            first = args[0].value if args and args[0] is not STAR else None
+            if isinstance(first, (Func, Partial, Special, Bound)):
+                return first  # used directly as a decorator / wrapper: the same function
+            return Special("passthrough")
+        if q in api.SCALAR_RESULTS:
+            self.callbacks_unknown_call(args, kwargs, frame)
+            return SCALAR
         if q == "enumerate":
             v = args[0].value if args and args[0] is not STAR else UNKNOWN
             if isinstance(v, Seq):
@@ -1161,7 +1239,7 @@ class Interpreter:
             return UNKNOWN
         if kind == "loop":
             if args and args[0] is not STAR and isinstance(args[0].value, Func):
-                self.call_function(args[0].value, [Arg(UNKNOWN)], {}, node, frame, helper=False, loop_body=True)
+                self.call_function(args[0].value, [Arg(SCALAR)], {}, node, frame, helper=False, loop_body=True)
             elif args and args[0] is not STAR:
                 self.call(args[0].value, [Arg(UNKNOWN)], {}, node, frame, helper=False)
             return UNKNOWN
@@ -1204,6 +1282,8 @@ class Interpreter:
             return UNKNOWN
         if kind == "at":
             return UNKNOWN
+        if kind == "passthrough":
+            return args[0].value if args and args[0] is not STAR else UNKNOWN
         self.callbacks_unknown_call(args, kwargs, frame)
         return UNKNOWN
 
@@ -1246,6 +1326,27 @@ def _holds_sem(value, depth=0):
     if isinstance(value, Instance):
         return any(_holds_sem(v, depth + 1) for v in value.fields.values())
     return False
+
+
+def _same(a, b, depth=0):
+    """Structural equality of abstract values (enough to detect a loop's fixpoint)."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or depth > 6:
+        return False
+    if isinstance(a, Sem):
+        return a.kind == b.kind and a.dims == b.dims and a.decl is b.decl and a.site is b.site
+    if isinstance(a, Const):
+        return type(a.value) is type(b.value) and a.value == b.value
+    if isinstance(a, (Seq, SeqTail)):
+        return len(a.items) == len(b.items) and all(_same(x, y, depth + 1) for x, y in zip(a.items, b.items))
+    if isinstance(a, SeqOf):
+        return _same(a.item, b.item, depth + 1)
+    return False
+
+
+def _env_same(a, b):
+    return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
 
 
 def _join_envs(envs):

@@ -27,6 +27,19 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
+class _Scalar:
+    """Some number known not to be a tuple (a loop index, `pl.program_id(0)`, `i % 2`):
+    as an `.at[...]` index it drops exactly one dimension."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "SCALAR"
+
+
+SCALAR = _Scalar()
+
+
 @dataclass(frozen=True, eq=False)
 class Loc:
     """An AST node in a block (of this module, or of another file when `path` is set)."""
@@ -147,6 +160,8 @@ class Func:
     name: str = "<lambda>"
     path: str | None = None
     analysed: bool = False  # interpreted at least once (to find uncalled closures)
+    owner: Any = None       # the ClassV a method is defined in (for super())
+    is_property: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,6 +180,18 @@ class ClassV:
     fields: tuple = ()     # dataclass fields, in order
     is_dataclass: bool = False
     path: str | None = None
+    bases: tuple = ()      # base classes defined in analysed code (others are unknown)
+
+    def lookup(self, name, depth=0):
+        """Attribute lookup through the bases (depth-first, like a simple MRO)."""
+        if name in self.attrs:
+            return self.attrs[name]
+        if depth < 8:
+            for b in self.bases:
+                v = b.lookup(name, depth + 1)
+                if v is not None:
+                    return v
+        return None
 
 
 @dataclass(eq=False)
@@ -216,7 +243,11 @@ def join(a, b):
             return a if dims == a.dims else replace(a, dims=dims, scalar_decl=None)
         return UNKNOWN
     if isinstance(a, Const) and isinstance(b, Const):
-        return a if a.value == b.value and type(a.value) is type(b.value) else UNKNOWN
+        if a.value == b.value and type(a.value) is type(b.value):
+            return a
+        return SCALAR if is_number(a) and is_number(b) else UNKNOWN
+    if (a is SCALAR or is_number(a)) and (b is SCALAR or is_number(b)):
+        return SCALAR
     if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
         return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
     if isinstance(a, SemType) and isinstance(b, SemType):
@@ -237,6 +268,10 @@ def join(a, b):
         return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
                           a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt)
     return UNKNOWN
+
+
+def is_number(v) -> bool:
+    return isinstance(v, Const) and type(v.value) in (int, float, bool)
 
 
 def join_dims(a, b):
