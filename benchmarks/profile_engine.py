@@ -43,11 +43,15 @@ def one_char_edits(text, n, seed):
 
 
 def top(profile, n):
-    out = io.StringIO()
-    pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(n)
-    body = out.getvalue()
-    start = body.find("   ncalls")
-    return body[start:] if start >= 0 else body
+    """The n functions with the most cumulative time, then the n with the most own time."""
+    parts = []
+    for key, title in (("cumulative", "by cumulative time"), ("tottime", "by own time")):
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats(key).print_stats(n)
+        body = out.getvalue()
+        start = body.find("   ncalls")
+        parts.append(f"-- {title}\n" + (body[start:] if start >= 0 else body).rstrip() + "\n")
+    return "\n".join(parts)
 
 
 def main(argv=None):
