@@ -310,6 +310,13 @@ class Interpreter:
             elts = target.elts
             star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
             items = value.items if isinstance(value, Seq) else None
+            if isinstance(value, SeqTail) and star is None:
+                # `a, b, sems, one = refs` with only the tail of `refs` known
+                n = len(value.items)
+                for i, e in enumerate(elts):
+                    j = len(elts) - i
+                    self.assign(e, value.items[n - j] if j <= n else UNKNOWN, frame)
+                return
             if star is None:
                 for i, e in enumerate(elts):
                     self.assign(e, items[i] if items is not None and len(items) == len(elts) else UNKNOWN, frame)
@@ -346,7 +353,11 @@ class Interpreter:
 
     def define_class(self, s, frame):
         cls = ClassV(s, frame, frame.block, path=frame.path)
-        cls.bases = tuple(b for b in (self.eval(x, frame) for x in s.bases) if isinstance(b, ClassV))
+        base_values = [self.eval(x, frame) for x in s.bases]
+        cls.bases = tuple(b for b in base_values if isinstance(b, ClassV))
+        if any(isinstance(b, Api) and b.qname == "typing.NamedTuple" for b in base_values):
+            cls.is_dataclass = True
+        cls.is_dataclass = cls.is_dataclass or any(b.is_dataclass for b in cls.bases)
         body_frame = Frame({}, frame, frame.block, depth=frame.depth, path=frame.path)
         for dec in s.decorator_list:
             d = self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame)
@@ -632,6 +643,10 @@ class Interpreter:
                     return Seq(base.items[lo.value:hi.value:st.value], base.is_list)
                 return UNKNOWN
             return join_all(base.items) if base.items else UNKNOWN
+        if isinstance(base, SeqTail):
+            if isinstance(idx, Const) and type(idx.value) is int and -len(base.items) <= idx.value < 0:
+                return base.items[idx.value]
+            return UNKNOWN
         if isinstance(base, SeqOf):
             return base if isinstance(node.slice, ast.Slice) else base.item
         if isinstance(base, Mapping) and isinstance(idx, Const):
@@ -892,7 +907,12 @@ class Interpreter:
                 else:
                     env[name] = UNKNOWN
         if a.vararg is not None:
-            env[a.vararg.arg] = (Seq(tuple(x.value for x in extra)) if back is None else UNKNOWN)
+            if back is None:
+                env[a.vararg.arg] = Seq(tuple(x.value for x in extra))
+            elif back and len(front) <= len(slots):
+                env[a.vararg.arg] = SeqTail(tuple(x.value for x in back))  # `def kernel(*refs)`
+            else:
+                env[a.vararg.arg] = UNKNOWN
         for p, d in zip(a.kwonlyargs, a.kw_defaults):
             if p.arg in kw:
                 env[p.arg] = kw.pop(p.arg).value
@@ -1014,6 +1034,18 @@ class Interpreter:
             return Special("array_spec")
         if q == "range":
             return SeqOf(SCALAR)
+        if q in ("collections.namedtuple", "typing.NamedTuple") and len(args) >= 2 and args[1] is not STAR:
+            names = args[1].value
+            if isinstance(names, Const) and isinstance(names.value, str):
+                fields = tuple(names.value.replace(",", " ").split())
+            elif isinstance(names, Seq) and all(isinstance(x, Const) and isinstance(x.value, str) for x in names.items):
+                fields = tuple(x.value for x in names.items)
+            elif isinstance(names, Seq) and all(isinstance(x, Seq) and x.items and isinstance(x.items[0], Const)
+                                                for x in names.items):
+                fields = tuple(x.items[0].value for x in names.items)
+            else:
+                return UNKNOWN
+            return ClassV(None, frame, frame.block, fields=fields, is_dataclass=True, path=frame.path)
         if q == "super" and not args:
             f = frame
             while f is not None and (f.func is None or f.func.owner is None):

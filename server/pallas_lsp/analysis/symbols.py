@@ -35,7 +35,8 @@ _PREFIXES = (
 )
 
 # Top-level packages whose names are treated as library APIs (never analysed as code).
-LIBRARY_ROOTS = frozenset({"jax", "functools", "dataclasses", "jaxlib", "numpy", "math", "typing", "flax"})
+LIBRARY_ROOTS = frozenset({"jax", "functools", "dataclasses", "jaxlib", "numpy", "math", "typing", "flax",
+                           "collections", "itertools", "operator", "enum", "abc", "os", "sys"})
 
 
 _CANONICAL: dict[str, str] = {}
