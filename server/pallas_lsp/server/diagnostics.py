@@ -70,15 +70,18 @@ class PositionConverter:
         line = max(0, min(pos.line, len(lines) - 1))
         if pos.line >= len(lines):
             return line, len(lines[line])
-        text = lines[line]
+        return line, self.column_to_server(lines[line], pos.character)
+
+    def column_to_server(self, text: str, character: int) -> int:
+        """A client column on the line `text` as a code-point column (clamped to the line)."""
         if self.identity or text.isascii():
-            return line, max(0, min(pos.character, len(text)))
+            return max(0, min(character, len(text)))
         units = 0
         for i, ch in enumerate(text):
-            if units >= pos.character:
-                return line, i
+            if units >= character:
+                return i
             units += self.codec.impl.code_units_for_char(ch)
-        return line, len(text)
+        return len(text)
 
 
 # Where a span of the analysed text is shown: (uri, lines of that document, local span).

@@ -35,7 +35,9 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     save=True,
 )
 WATCHED = ("**/pyproject.toml", "**/*.py")
-SWITCH_INTERVAL_S = float(os.environ.get("PALLAS_LSP_SWITCH", "0.0005"))
+# The analysis thread holds the GIL in slices of this length; the default 5 ms would make
+# every message read during a run wait that long.
+SWITCH_INTERVAL_S = 0.001
 
 
 class PallasLanguageServer(LanguageServer):
