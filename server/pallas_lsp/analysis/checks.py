@@ -156,16 +156,37 @@ def position_key(raw: RawFinding) -> tuple:
     return tuple(loc.block.start if loc is not None else -1 for loc in locs)
 
 
+@dataclass(frozen=True)
+class _Static:
+    """The parts of a finding that do not depend on where its blocks are now."""
+
+    text: str
+    short: str
+    index: tuple
+    suggestion: str | None
+    kind: str
+    shape: str
+
+
+def _static(raw: RawFinding) -> _Static:
+    st = raw.__dict__.get("_static")
+    if st is None:
+        sem = raw.sem
+        text = raw.at.block.segment(raw.at.node)
+        short = text if len(text) <= 40 and "\n" not in text else text.split("\n")[0][:37] + "..."
+        index = _index_suggestion(raw, len(sem.dims)) if raw.direct and sem.dims is not None else ()
+        st = _Static(text, short, index, _suggest(text, index) if index else None,
+                     "semaphore" if sem.kind == "?" else f"{sem.kind} semaphore", shape_text(sem.dims))
+        raw.__dict__["_static"] = st
+    return st
+
+
 def to_finding(raw: RawFinding) -> Finding:
     sem = raw.sem
     rule = RULES[raw.code]
-    shape = shape_text(sem.dims)
+    st = _static(raw)
+    shape, text, short, index, suggestion, kind = st.shape, st.text, st.short, st.index, st.suggestion, st.kind
     at_span = loc_span(raw.at)
-    text = raw.at.block.segment(raw.at.node)
-    short = text if len(text) <= 40 and "\n" not in text else text.split("\n")[0][:37] + "..."
-    index = _index_suggestion(raw, len(sem.dims)) if raw.direct and sem.dims is not None else ()
-    suggestion = _suggest(text, index) if index else None
-    kind = "semaphore" if sem.kind == "?" else f"{sem.kind} semaphore"
 
     if raw.code == "PAL003":
         if raw.api_name.endswith("semaphore_read"):

@@ -219,6 +219,22 @@ def _is_definition(block) -> bool:
     return def_name(block) is not None
 
 
+_ALIAS_CACHE: dict[str, frozenset] = {}
+
+
+def _alias_names(block) -> frozenset:
+    """Names a non-definition block binds when it mentions a semaphore-creating API."""
+    names = _ALIAS_CACHE.get(block.text)
+    if names is None:
+        names = frozenset()
+        if not _is_definition(block) and _CREATOR_ALIASES.search(block.text):
+            names = block_names(block)
+        if len(_ALIAS_CACHE) > 20000:
+            _ALIAS_CACHE.clear()
+        _ALIAS_CACHE[block.text] = names
+    return names
+
+
 def _creator_pattern(names):
     extra = [re.escape(n) for n in names if n.isidentifier() and n != STAR_IMPORT]
     if not extra:
@@ -306,8 +322,7 @@ class ModuleAnalyzer:
             return self._creators
         names = set()
         for b in blocks:
-            if not _is_definition(b) and _CREATOR_ALIASES.search(b.text):
-                names.update(block_names(b))
+            names.update(_alias_names(b))
         return frozenset(names)
 
     def semaphore_at(self, line: int, col: int) -> "SemaphoreInfo | None":

@@ -132,22 +132,18 @@ def block_starts(text: str, begin: int = 0, end: int | None = None) -> list[int]
 def _common_prefix(a: str, b: str) -> int:
     n = min(len(a), len(b))
     i = 0
-    step = 4096
-    while i + step <= n and a[i:i + step] == b[i:i + step]:
-        i += step
-    while i < n and a[i] == b[i]:
-        i += 1
+    for step in (65536, 4096, 256, 1):  # C-speed slice compares, coarse to fine
+        while i + step <= n and a[i:i + step] == b[i:i + step]:
+            i += step
     return i
 
 
 def _common_suffix(a: str, b: str, limit: int) -> int:
     la, lb = len(a), len(b)
     k = 0
-    step = 4096
-    while k + step <= limit and a[la - k - step:la - k] == b[lb - k - step:lb - k]:
-        k += step
-    while k < limit and a[la - k - 1] == b[lb - k - 1]:
-        k += 1
+    for step in (65536, 4096, 256, 1):
+        while k + step <= limit and a[la - k - step:la - k] == b[lb - k - step:lb - k]:
+            k += step
     return k
 
 
