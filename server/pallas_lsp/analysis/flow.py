@@ -1216,7 +1216,7 @@ class Interpreter:
             outs = [allocate(out) if isinstance(out, (SemType, Api)) else UNKNOWN]  # one output
         else:
             outs = None  # unknown, or a sequence of unknown length
-        invocation = Special("pallas_callable", (kernel, outs, scratch, node, frame))
+        invocation = Special("pallas_callable", (kernel, outs, scratch, node, frame, isinstance(out, Seq)))
         self.ctx.pending.append(invocation)
         return invocation
 
@@ -1227,7 +1227,7 @@ class Interpreter:
             self.ctx.pending.remove(callable_)
         if self.ctx.silent:
             return
-        kernel, outs, scratch, node, frame = callable_.data
+        kernel, outs, scratch, node, frame, _ = callable_.data
         kw = {}
         if isinstance(scratch, SeqTail):
             outs = None  # the leading scratch count is unknown: bind the tail from the end
@@ -1240,7 +1240,8 @@ class Interpreter:
         else:
             tail = None
         if not any(_holds_sem(a.value) for a in (tail or [])) and not any(_holds_sem(a.value) for a in kw.values()) \
-                and not any(_holds_sem(v) for v in (outs or [])):
+                and not any(_holds_sem(v) for v in (outs or [])) \
+                and not any(_holds_sem(a.value) for a in (operands or []) if a is not STAR):
             # No semaphore reaches the kernel: running it with unknown refs finds nothing
             # its own (standalone) entry does not.
             return
@@ -1253,7 +1254,9 @@ class Interpreter:
         elif operands is None:
             args = [STAR] + [Arg(v) for v in outs] + tail
         else:
-            args = [Arg(UNKNOWN) for _ in operands] + [Arg(v) for v in outs] + tail
+            # Operands keep their values: a semaphore output of one pallas_call can be
+            # the input of the next.
+            args = [Arg(a.value) for a in operands] + [Arg(v) for v in outs] + tail
         self.call(kernel, args, kw, node, frame, helper=False)
 
     def call_special(self, sp, args, kwargs, node, frame):
@@ -1264,7 +1267,10 @@ class Interpreter:
             return UNKNOWN
         if kind == "pallas_callable":
             self.invoke_kernel(sp, None if STAR in args or "**" in kwargs else args)
-            return UNKNOWN
+            outs, out_is_seq = sp.data[1], sp.data[5]
+            if outs is None:
+                return UNKNOWN
+            return Seq(tuple(outs)) if out_is_seq else outs[0]
         if kind == "when":
             if args and args[0] is not STAR:
                 self.call(args[0].value, [], {}, node, frame, helper=False)
