@@ -248,4 +248,4 @@ def test_module_level_partial_rebinding_the_kernel_name():
             return pl.pallas_call(kernel, out_shape=x,
                                   scratch_shapes=[pltpu.SemaphoreType.DMA((2,))])(x)
     """
-    assert found(src) == [(8, "PAL001", (2,))]
+    assert found(src) == [(7, "PAL001", (2,))]
