@@ -33,6 +33,7 @@ class RawFinding:
     slice_names: frozenset = frozenset()   # names in the call's `.at[...]`s bound to slices
     loop_var: str | None = None            # the innermost loop variable around the call
     decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
+    index_hint: tuple | None = None        # how the same array is indexed elsewhere
 
 
 def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None):
@@ -93,41 +94,75 @@ def loc_span(loc: Loc) -> Span:
 
 
 def _index_suggestion(raw: RawFinding, rank: int) -> tuple[str, ...]:
-    """The index a user would mean: the slot already used by a neighbouring `.at[...]`
-    in the same call, else 0; one entry per missing dimension."""
+    """The index a user would mean, one entry per missing dimension: for a 1-D array the
+    slot a neighbouring `.at[...]` of the same call uses (the destination buffer's first),
+    else how the same array is indexed elsewhere, else the enclosing loop variable, else
+    0; for a multi-dimensional array the full index used elsewhere comes first."""
     existing = set()
     at_node = raw.at.node
     if _is_at(at_node):
         existing = {raw.at.block.segment(e) for e in _index_elts(at_node)}
-    first = "0"
+    hint = raw.index_hint if raw.index_hint and len(raw.index_hint) == rank else None
+    if hint and rank > 1 and not (set(hint) & existing):
+        return hint
+    neighbour = _neighbour_slot(raw, at_node, existing)
+    if neighbour is not None:
+        return (neighbour,) + ("0",) * (rank - 1)
+    if hint:
+        return hint
+    if raw.loop_var and raw.loop_var not in existing:
+        return (raw.loop_var,) + ("0",) * (rank - 1)
+    return ("0",) * rank
+
+
+def _neighbour_slot(raw, at_node, existing):
     call = raw.call.node if raw.call is not None else None
-    if isinstance(call, ast.Call):
-        # The destination buffer's slot first (the argument just before the semaphore),
-        # then the other refs.
-        args = list(call.args)
-        pos = next((i for i, a in enumerate(args) if a is at_node), len(args))
-        order = list(reversed(args[:pos])) + args[pos + 1:] + [k.value for k in call.keywords]
-        if any(k.value is at_node for k in call.keywords):
-            by_name = {k.arg: k.value for k in call.keywords}
-            order = [by_name[n] for n in ("dst_ref", "src_ref") if n in by_name] + order
-        for a in order:
-            if a is at_node or not _is_at(a):
-                continue
-            elts = _index_elts(a)
-            if not elts or isinstance(elts[0], (ast.Slice, ast.Starred)):
-                continue
-            if isinstance(elts[0], ast.Call):
-                continue  # pl.ds(...) keeps the dimension: not a slot
-            if isinstance(elts[0], ast.Name) and elts[0].id in raw.slice_names:
-                continue
-            text = raw.call.block.segment(elts[0])
-            if text not in existing and "\n" not in text:
-                first = text
-                break
-        else:
-            if raw.loop_var and raw.loop_var not in existing:
-                first = raw.loop_var
-    return (first,) + ("0",) * (rank - 1)
+    if not isinstance(call, ast.Call):
+        return None
+    args = list(call.args)
+    pos = next((i for i, a in enumerate(args) if a is at_node), len(args))
+    order = list(reversed(args[:pos])) + args[pos + 1:] + [k.value for k in call.keywords]
+    if any(k.value is at_node for k in call.keywords):
+        by_name = {k.arg: k.value for k in call.keywords}
+        order = [by_name[n] for n in ("dst_ref", "src_ref") if n in by_name] + order
+    for a in order:
+        if a is at_node or not _is_at(a):
+            continue
+        elts = _index_elts(a)
+        if not elts or isinstance(elts[0], (ast.Slice, ast.Starred)):
+            continue
+        if isinstance(elts[0], ast.Call):
+            continue  # pl.ds(...) keeps the dimension: not a slot
+        if isinstance(elts[0], ast.Name) and elts[0].id in raw.slice_names:
+            continue
+        text = raw.call.block.segment(elts[0])
+        if text not in existing and "\n" not in text:
+            return text
+    return None
+
+
+def index_hints(findings, views):
+    """Give each finding the index its array gets elsewhere in the same entry (the
+    nearest `.at[...]` of the same expression that makes it one semaphore)."""
+    by_text = {}
+    for block, node, sem in views:
+        if sem.dims == () and _is_at(node) and isinstance(node.value.value, (ast.Name, ast.Attribute)):
+            base = block.segment(node.value.value)
+            by_text.setdefault(base, []).append((block, node))
+    if not by_text:
+        return
+    for raw in findings:
+        if not raw.direct or raw.sem.dims is None or raw.via is not None:
+            continue
+        base = raw.at.block.segment(raw.at.node)
+        uses = by_text.get(base)
+        if not uses:
+            continue
+        line = raw.at.block.start + raw.at.node.lineno
+        block, node = min(uses, key=lambda u: abs(u[0].start + u[1].lineno - line))
+        elts = _index_elts(node)
+        if len(elts) == len(raw.sem.dims) and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in elts):
+            raw.index_hint = tuple(block.segment(e) for e in elts)
 
 
 def _is_at(node) -> bool:

@@ -365,6 +365,7 @@ class ModuleAnalyzer:
             pass
         except Exception:
             log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
+        checks.index_hints(ctx.findings, ctx.views)
         for raw in ctx.findings:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
