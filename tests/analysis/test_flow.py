@@ -414,3 +414,32 @@ def run(idx, x):
         (line_of(src, "sems.at[idx_ref[0]]"), "PAL001", (3,)),
         (line_of(src, "sems.at[jnp.int32(1)]"), "PAL001", (3,)),
     ]
+
+
+def test_python_range_loop_is_unrolled_like_tracing_does():
+    """`for i in range(3)` runs three times when JAX traces: the third item is the array."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, a, b, c):
+    sems = [a, b, c]
+    for i in range(3):
+        pltpu.async_copy(x_hbm, o_ref, sems[i]).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA, DMA, DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems[i])"), "PAL001", (2,))]
+    assert found(src.replace("sems = [a, b, c]", "sems = [a, b, c.at[1]]")) == []
+
+
+def test_value_changed_by_an_earlier_iteration():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    s = sems.at[0]
+    for i in range(2):
+        pltpu.async_copy(x_hbm, o_ref, s).wait()
+        s = sems
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, s).wait()"), "PAL001", (2,))]
