@@ -33,9 +33,10 @@ from .settings import Selection
 
 log = logging.getLogger(__name__)
 
-# Text longer than this is not analysed (a log line says so): a generated or binary file
-# of this size is not a kernel, and analysing it would hold the worker for seconds.
-MAX_SOURCE_CHARS = 4_000_000
+# Text longer than this (about 60,000 lines) is not analysed (a log line says so): a
+# generated or binary file of this size is not a kernel, and analysing it would hold the
+# single analysis thread, and with it every other document, for seconds.
+MAX_SOURCE_CHARS = 2_000_000
 
 _SERIALS = itertools.count(1)
 
@@ -128,6 +129,12 @@ class DocumentStore:
         self.project_workspace = project_workspace
         self.docs: dict[str, Document] = {}
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
+        self.stopped = False
+
+    def stop(self) -> None:
+        """The client asked for shutdown: no more runs; a run in flight is not waited for."""
+        self.stopped = True
+        self.executor.shutdown(wait=False, cancel_futures=True)
 
     # -- lifecycle ---------------------------------------------------------------------
     def open(self, uri: str, is_notebook: bool = False) -> Document:
@@ -169,12 +176,15 @@ class DocumentStore:
     def touch(self, doc: Document) -> None:
         """The document changed (or its settings did): make sure a run will follow."""
         doc.generation += 1
-        if not doc.running and not doc.closed:
+        if not doc.running and not doc.closed and not self.stopped:
             doc.running = True
             asyncio.get_running_loop().create_task(self._drive(doc))
 
     def on_worker(self, fn, *args) -> None:
         """Run `fn(*args)` on the analysis thread, between runs (for state it owns)."""
+        if self.stopped:
+            return
+
         def guarded():
             try:
                 fn(*args)
@@ -190,8 +200,8 @@ class DocumentStore:
         """The result for the document's latest text (waits for the run); None if closed."""
         if doc.result is not None and doc.result.generation == doc.generation:
             return doc.result
-        if doc.closed:
-            return None
+        if doc.closed or self.stopped:
+            return None if doc.closed else doc.result
         fut = asyncio.get_running_loop().create_future()
         doc.waiters.append(fut)
         if not doc.running:

@@ -160,7 +160,7 @@ async def initialized(ls: PallasLanguageServer, params: types.InitializedParams)
 @server.feature(types.SHUTDOWN)
 def shutdown(ls: PallasLanguageServer, params) -> None:
     if ls.store is not None:
-        ls.store.executor.shutdown(wait=False, cancel_futures=True)
+        ls.store.stop()
 
 
 # -- text documents ----------------------------------------------------------------------
