@@ -57,6 +57,7 @@ end
 -- The documented configuration ($PALLAS_NVIM_CONFIG: editors/neovim/pallas.lua on 0.11+,
 -- pallas-0.7.lua before) starts and attaches the server; only the command is replaced.
 local function load_config()
+  require("vim.lsp.log").set_level("DEBUG") -- every LSP message in lsp.log, printed on failure
   local cmd = vim.split(os.getenv("SERVER_CMD") or "python3 -m pallas_lsp", " ", { trimempty = true })
   vim.g.pallas_lsp_cmd = cmd
   dofile(os.getenv("PALLAS_NVIM_CONFIG"))
