@@ -443,3 +443,60 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "o_ref, s).wait()"), "PAL001", (2,))]
+
+
+@pytest.mark.parametrize("cond", [
+    "len(sems.shape) == 0",
+    "sems.shape == ()",
+    "sems.ndim == 0",
+    "not sems.shape",
+])
+def test_branch_on_the_semaphore_shape_is_decided_statically(cond):
+    """Polymorphic code that checks the shape takes the array branch when traced."""
+    src = HEAD + f"""
+def kernel(x_hbm, o_ref, sems):
+    if {cond}:
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+    else:
+        pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == []
+
+
+@pytest.mark.parametrize("cond", ["NSLOTS == 1", "NSLOTS < 2", "MODE is None", "MODE != None", "'x' in AXES"])
+def test_branch_on_module_constants_compared_is_decided_statically(cond):
+    """JAX never traces the dead branch, so its whole-array wait is never an error."""
+    src = HEAD + f"""
+NSLOTS = 1
+MODE = None
+AXES = ("x", "y")
+
+def kernel(x_hbm, o_ref, sems):
+    if {cond}:
+        pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+    else:
+        pl.semaphore_wait(sems)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    if cond == "MODE != None":
+        assert found(src) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
+    else:
+        assert found(src) == []
+
+
+def test_optional_argument_checked_against_none():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, *, extra_sems=None):
+    pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+    if extra_sems is not None:
+        pl.semaphore_wait(sems)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == []
