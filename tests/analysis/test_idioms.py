@@ -303,3 +303,28 @@ def kernel(x_hbm, o_ref, sems):
     pltpu.async_copy(x_hbm, o_ref, sems).wait()
 """
     assert found(src) == []
+
+
+def test_correlated_conditional_declaration_and_accessor_is_silent():
+    """The sglang fused-MoE idiom: the declaration is an array only when the accessor
+    indexes it; returning it bare is right on the other path."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, a2a_gather_sem, *, use_gather_bank):
+    def a2a_gather_sem_ref(bank):
+        if use_gather_bank:
+            return a2a_gather_sem.at[bank]
+        return a2a_gather_sem
+
+    pltpu.make_async_copy(x_hbm, o_ref, a2a_gather_sem_ref(1)).start()
+    pltpu.make_async_copy(x_hbm, o_ref, a2a_gather_sem_ref(0)).wait()
+
+def run(x, use_gather_bank, banks):
+    return pl.pallas_call(
+        functools.partial(kernel, use_gather_bank=use_gather_bank), out_shape=OUT,
+        scratch_shapes=[None, DMA((banks,)) if use_gather_bank else DMA][1:])(x)
+"""
+    assert found(src) == []
+    assert found(src.replace("use_gather_bank=use_gather_bank), out_shape", "use_gather_bank=True), out_shape")
+                 .replace("if use_gather_bank else DMA][1:]", "if True else DMA][1:]")) == []
+    assert found(src.replace("use_gather_bank=use_gather_bank), out_shape", "use_gather_bank=False), out_shape")
+                 .replace("if use_gather_bank else DMA][1:]", "if False else DMA][1:]")) == []
