@@ -238,3 +238,15 @@ def test_analyzer_survives_a_sequence_of_bad_inputs():
         fs = analyzer.analyze(text)
         assert fs == analyze_source(text)
     assert [(f.span.line + 1, f.code) for f in fs] == [(7, "PAL001")]
+
+
+def test_exponential_helper_calls_do_not_hide_the_rest_of_the_kernel():
+    """Each helper calls the next three times: far too many paths to follow. The work is
+    bounded, and giving up on that call must not drop the DMA after it."""
+    n = 30
+    helpers = "".join(
+        f"def h{i}(src, dst, sem):\n" + f"    h{i + 1}(src, dst, sem)\n" * 3 + "\n" for i in range(n))
+    helpers += f"def h{n}(src, dst, sem):\n    pltpu.async_copy(src, dst, sem.at[0]).wait()\n\n"
+    text = KERNEL.replace("    pltpu.async_copy(x_hbm, o_ref, sems).wait()\n",
+                          "    h0(x_hbm, o_ref, sems)\n    pltpu.async_copy(x_hbm, o_ref, sems).wait()\n") + helpers
+    assert lines_codes(text) == [(8, "PAL001", (2,))]
