@@ -164,3 +164,20 @@ async def test_fix_on_a_non_ascii_line(client, tmp_path):
     index = next(a for a in actions if "sems.at[slot]" in a.title)
     fixed = apply_edits(UNICODE, edits_for(index.edit, uri))
     assert 'tag = "é😀"; copy = pltpu.make_async_copy(x_hbm.at[slot], buf.at[slot], sems.at[slot])' in fixed
+
+
+async def test_a_diagnostic_from_an_older_text_never_edits_the_wrong_place(client, tmp_path):
+    await start(client, "neovim-0.7")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BUGGY)
+    [old] = pal(await diagnostics(client, uri, 1), "PAL001")
+    moved = "# one\n# two\n" + BUGGY
+    change_doc(client, uri, 2, moved)
+    [new] = pal(await diagnostics(client, uri, 2), "PAL001")
+    assert new.range.start.line == old.range.start.line + 2
+
+    stale = await client.text_document_code_action_async(actions_request(uri, old))
+    assert not [a for a in stale if a.kind == types.CodeActionKind.QuickFix]
+    fresh = await client.text_document_code_action_async(actions_request(uri, new))
+    index = next(a for a in fresh if "sems.at[slot]" in a.title)
+    assert "buf.at[slot], sems.at[slot])" in apply_edits(moved, edits_for(index.edit, uri))

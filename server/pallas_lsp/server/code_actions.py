@@ -86,8 +86,11 @@ class ActionBuilder:
             f = finding_from_data(diag.data)
         except (KeyError, TypeError, ValueError):
             return None
-        if f.fix is not None and fixes.text_at(self.lines, f.span) != f.fix.sem_text:
-            return None                                  # stale: the text moved on
+        if f.fix is not None:
+            if fixes.text_at(self.lines, f.span) != f.fix.sem_text:
+                return None                              # stale: the text moved on
+        elif f not in self.result.findings:
+            return None                                  # nothing to check it by: trust only a current one
         return f
 
     def _current(self, diag: types.Diagnostic) -> Finding | None:
