@@ -248,6 +248,7 @@ JSON
   if [[ -n $up ]]; then
     CS_URL="http://127.0.0.1:$port/?folder=$ws" SHOTS="$run/shots" NODE_PATH="$PW_NODE_PATH" \
       SETTINGS_FILE="$run/data/User/settings.json" BARE_PYTHON="$bare" SCENARIOS="$scenarios" EXPECT_PYTHON="$PY" \
+      LOGS_DIR="$run/data/logs" \
       EXPECT_VERSION="$("$PY" -c 'import pallas_lsp; print(pallas_lsp.__version__)')" \
       timeout 400 node "$HERE/vscode/e2e.js"
     rc=$?

@@ -2,12 +2,14 @@
 // through the pallas-lsp scenario. Exit status 0 = pass.
 //   CS_URL=http://127.0.0.1:8765/?folder=<workspace>  SHOTS=<dir for screenshots>  NODE_PATH=<playwright-core>
 //   SETTINGS_FILE=<user settings.json>  EXPECT_VERSION=<pallas_lsp version>  BARE_PYTHON=<a python without pallas_lsp>
+//   LOGS_DIR=<code-server's logs folder>  EXPECT_PYTHON=<the user-level interpreter>
 // Scenario: kernel_index.py -> PAL001 squiggle, Problems entry and hover text -> index quick fix ->
 // `sems.at[slot]`, diagnostic cleared; kernel_guard.py -> assertion-guard fix -> guard line;
 // kernel_notebook.ipynb -> the diagnostic on the kernel cell (the semaphore is declared in a later cell);
 // the language status shows the server version; switching `pallas.interpreter` to a Python without
 // pallas-lsp restarts the server and shows how to install it; switching back brings the server back.
 const fs = require("fs");
+const path = require("path");
 const { chromium } = require("playwright-core");
 
 const URL = process.env.CS_URL;
@@ -239,12 +241,37 @@ async function setInterpreter(page, value) {
   log(`pallas.interpreter set to ${value} in the Settings editor`);
 }
 
+/** How many times the extension has started a server (lines in its "Pallas" output channel log). */
+function serverStarts() {
+  const find = (dir) =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? find(path.join(dir, e.name)) : e.name === "Pallas.log" ? [path.join(dir, e.name)] : [],
+    );
+  return find(process.env.LOGS_DIR)
+    .map((f) => fs.readFileSync(f, "utf8").split("\n").filter((l) => l.includes("Server command (")).length)
+    .reduce((a, b) => a + b, 0);
+}
+
 async function scenarioStatusAndRestart(page) {
   await openFile(page, "kernel_index.py");
   await expectServerStatus(page, process.env.EXPECT_VERSION);
   await page.waitForTimeout(300);
   await page.screenshot({ path: `${SHOTS}/vscode-language-status.png` });
   await page.keyboard.press("Escape");
+
+  // the command palette's "Pallas: Restart Server" starts a new server
+  const before = serverStarts();
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget input", { timeout: 15000 });
+  await page.keyboard.type("Pallas: Restart Server", { delay: 10 });
+  await page.locator(".quick-input-list .monaco-list-row", { hasText: "Pallas: Restart Server" }).first().waitFor();
+  await page.keyboard.press("Enter");
+  const deadline = Date.now() + 20000;
+  while (serverStarts() <= before && Date.now() < deadline) await page.waitForTimeout(200);
+  if (serverStarts() <= before) throw new Error("Pallas: Restart Server did not start a new server");
+  await expectServerStatus(page, process.env.EXPECT_VERSION);
+  await page.keyboard.press("Escape");
+  log("Pallas: Restart Server restarted the server");
   if (!process.env.BARE_PYTHON) return;
   // an interpreter without pallas-lsp: the server restarts and the error says how to install it
   const original = JSON.parse(fs.readFileSync(process.env.SETTINGS_FILE, "utf8"))["pallas.interpreter"];
