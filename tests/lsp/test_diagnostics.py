@@ -179,3 +179,15 @@ async def test_result_ids_do_not_survive_reopening(client, tmp_path):
     open_doc(client, uri, BUGGY)
     report = await pull(client, uri, previous=first.result_id)
     assert report.kind == "full" and by_code(report.items, "PAL001")
+
+
+async def test_crlf_documents(client, tmp_path):
+    """Windows line endings: same ranges as with `\\n`, also after an incremental edit."""
+    await start(client, "neovim-0.7")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BUGGY.replace("\n", "\r\n"))
+    [err] = by_code((await wait_publish(client, uri, 1)).diagnostics, "PAL001")
+    assert err.range == range_of(BUGGY, "sems", after=DMA_CALL)
+    change_doc(client, uri, 2, "# moved\r\n", types.Range(types.Position(0, 0), types.Position(0, 0)))
+    [err] = by_code((await wait_publish(client, uri, 2)).diagnostics, "PAL001")
+    assert err.range == range_of("# moved\n" + BUGGY, "sems", after=DMA_CALL)

@@ -147,3 +147,10 @@ def test_notebook_join_and_locate():
     assert uri == "cell:2%3D" and span == Span(2, 0, 2, 1) and lines[2] == "c = 3"
     assert nb.locate(Span(1, 0, 2, 1)) is None           # across two cells
     assert notebook_message("declared at line 5", nb) == "declared at cell 2, line 3"
+
+
+def test_run_server_rejects_a_bad_tcp_address():
+    from pallas_lsp.server.main import run_server
+
+    with pytest.raises(ValueError, match="HOST:PORT"):
+        run_server(tcp="localhost")
