@@ -113,3 +113,19 @@ async def test_closing_a_notebook_clears_its_cells(client, tmp_path):
         cell_text_documents=[types.TextDocumentIdentifier(u) for u in cells]))
     cleared = await wait_publish(client, cells[2], after=n)
     assert list(cleared.diagnostics) == []
+
+
+async def test_notebook_fix_all_on_save(client, tmp_path):
+    """`notebook.source.fixAll.pallas`: one edit over every cell that needs it."""
+    await start(client, "vscode")
+    _, cells, params = notebook(tmp_path)
+    client.notebook_document_did_open(params)
+    assert [d.code for d in (await pull(client, cells[2])).items] == ["PAL001"]
+    [action] = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(cells[0]),
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+        context=types.CodeActionContext(diagnostics=[], only=["notebook.source.fixAll"])))
+    assert action.kind == "notebook.source.fixAll.pallas"
+    [cell_edit] = action.edit.document_changes
+    assert cell_edit.text_document.uri == cells[2]
+    assert "sems.at[slot])" in apply_edits(NOTEBOOK_CELLS[2], cell_edit.edits)

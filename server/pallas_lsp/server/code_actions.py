@@ -23,7 +23,9 @@ from .documents import Result
 log = logging.getLogger(__name__)
 
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.pallas"
-KINDS = [types.CodeActionKind.QuickFix, FIX_ALL_KIND]
+# VS Code asks for this kind on a notebook's save (`notebook.codeActionsOnSave`).
+NOTEBOOK_FIX_ALL_KIND = f"notebook.{FIX_ALL_KIND}"
+KINDS = [types.CodeActionKind.QuickFix, FIX_ALL_KIND, NOTEBOOK_FIX_ALL_KIND]
 
 
 def wanted(kind: str, only: Sequence[str] | None) -> bool:
@@ -130,13 +132,17 @@ class ActionBuilder:
                         edit=edit,
                         is_preferred=(fix.preferred or None) if self.features.preferred_actions else None,
                     ))
-        if wanted(FIX_ALL_KIND, only) and self.result.findings:
+        kinds = [FIX_ALL_KIND]
+        if self.result.notebook is not None:
+            kinds.append(NOTEBOOK_FIX_ALL_KIND)
+        kinds = [k for k in kinds if wanted(k, only)]
+        if kinds and self.result.findings:
             edits = fixes.fix_all_edits(self.result.findings, self.lines)
             edit = self.workspace_edit(edits) if edits else None
             if edit is not None:
-                actions.append(types.CodeAction(
+                actions.extend(types.CodeAction(
                     title="Pallas: index every semaphore array passed whole",
-                    kind=FIX_ALL_KIND,
+                    kind=kind,
                     edit=edit,
-                ))
+                ) for kind in kinds)
         return actions
