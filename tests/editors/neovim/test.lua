@@ -152,7 +152,17 @@ local function quick_fix(bufnr, d, want)
   end
   check(chosen ~= nil, "no code action whose edit contains %q", want)
   log("applying %q", chosen.title)
-  vim.lsp.util.apply_workspace_edit(chosen.edit, client.offset_encoding)
+  if NEW_API then
+    -- 0.11+: through Neovim's own code-action path (what `gra` runs), picking the action by title
+    local tick = vim.api.nvim_buf_get_changedtick(bufnr)
+    vim.api.nvim_win_set_cursor(0, { d.lnum + 1, d.col })
+    vim.lsp.buf.code_action({ apply = true, filter = function(a) return a.title == chosen.title end })
+    check(vim.wait(10000, function() return vim.api.nvim_buf_get_changedtick(bufnr) ~= tick end, 20),
+      "vim.lsp.buf.code_action did not change the buffer")
+  else
+    -- 0.7: vim.lsp.buf.code_action always asks through vim.ui.select; apply the chosen edit directly
+    vim.lsp.util.apply_workspace_edit(chosen.edit, client.offset_encoding)
+  end
   return chosen
 end
 
