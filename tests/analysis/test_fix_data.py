@@ -40,7 +40,7 @@ def kernel(x_hbm, o_ref, buf, sems, sems2d):
     ).start()
 
 def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT,
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(2,),
                           scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), DMA((2,)), DMA((2, 3))])(x)
 """
 

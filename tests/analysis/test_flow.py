@@ -77,7 +77,7 @@ def kernel(x_hbm, o_ref, sems):
     pltpu.async_copy(x_hbm, o_ref, row).wait()
 
 def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((4, 2))])(x)
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(4,), scratch_shapes=[DMA((4, 2))])(x)
 """
     assert found(src) == [(line_of(src, "o_ref, row).wait()"), "PAL001", (2,))]
 
@@ -101,14 +101,20 @@ def run(x):
     assert found(src) == [(line_of(src, "buf, sems).start()"), "PAL001", (2,))]
 
 
-def test_closure_never_called_is_still_checked():
+def test_closure_called_through_a_lookup_we_cannot_follow_is_still_checked():
+    """`handlers[mode]()` calls `start` (for mode "start"); the call itself is not
+    followed, but the closure's own DMA is still checked."""
     src = HEAD + """
-def kernel(x_hbm, o_ref, sems):
-    def unused():
+def kernel(x_hbm, o_ref, sems, *, mode):
+    def start():
         pltpu.async_copy(x_hbm, o_ref, sems).wait()
 
-def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+    handlers = {"start": start}
+    handlers[mode]()
+
+def run(x, mode="start"):
+    return pl.pallas_call(functools.partial(kernel, mode=mode), out_shape=OUT,
+                          scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "(x_hbm, o_ref, sems).wait"), "PAL001", (2,))]
 
@@ -279,30 +285,30 @@ def run(x):
 
 def test_branch_join_scalar_on_one_path_is_silent():
     src = HEAD + """
-def kernel(x_hbm, o_ref, sems, one, flag_ref):
-    if flag_ref is None:
+def kernel(x_hbm, o_ref, sems, one, *, use_first):
+    if use_first:
         s = one
     else:
         s = sems
     pltpu.async_copy(x_hbm, o_ref, s).wait()
 
-def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA])(x)
+def run(x, use_first=False):
+    return pl.pallas_call(functools.partial(kernel, use_first=use_first), out_shape=OUT, scratch_shapes=[DMA((2,)), DMA])(x)
 """
     assert found(src) == []
 
 
 def test_branch_join_non_scalar_on_every_path_is_flagged():
     src = HEAD + """
-def kernel(x_hbm, o_ref, sems, more, flag_ref):
-    if flag_ref is None:
+def kernel(x_hbm, o_ref, sems, more, *, use_first):
+    if use_first:
         s = sems
     else:
         s = more
     pltpu.async_copy(x_hbm, o_ref, s).wait()
 
-def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA((4,))])(x)
+def run(x, use_first=False):
+    return pl.pallas_call(functools.partial(kernel, use_first=use_first), out_shape=OUT, scratch_shapes=[DMA((2,)), DMA((4,))])(x)
 """
     (f,) = analyze(src)
     assert (f.span.line + 1, f.code) == (line_of(src, "o_ref, s)"), "PAL001")
@@ -335,7 +341,7 @@ def kernel(x_hbm, o_ref, sems):
     pltpu.async_copy(x_hbm, o_ref, sem).wait()  # whole again
 
 def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(2,), scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "# whole again"), "PAL001", (2,))]
 

@@ -39,7 +39,7 @@ def kernel(x_hbm, o_ref, sems):
              lambda: pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait(),
              lambda: pltpu.async_copy(x_hbm, o_ref, sems).wait())
 def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(2,), scratch_shapes=[DMA((2,))])(x)
 """,
 "switch": """
 def kernel(x_hbm, o_ref, sems):
@@ -49,7 +49,7 @@ def kernel(x_hbm, o_ref, sems):
         pl.semaphore_signal(sems.at[1])
     lax.switch(pl.program_id(0), [a, b])
 def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[REGULAR((2,))])(x)
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(2,), scratch_shapes=[REGULAR((2,))])(x)
 """,
 "lambda kernel": """
 def run(x):
@@ -106,7 +106,7 @@ def kernel(x_hbm, o_ref, sems):
     with jax.named_scope("copy"):
         try:
             pltpu.async_copy(x_hbm, o_ref, (s := sems)).wait()
-        except ValueError:
+        finally:
             pass
 def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
@@ -147,7 +147,7 @@ def run(x):
 def kernel(x_hbm, o_ref, flags):
     pl.semaphore_signal(flags.at[pl.program_id(0)])
 def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[REGULAR((2, 3))])(x)
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(2,), scratch_shapes=[REGULAR((2, 3))])(x)
 """,
 "kernel in jit method": """
 class Model:

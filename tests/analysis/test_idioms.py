@@ -197,7 +197,7 @@ def run(x):
 def test_empty_ref_like():
     src = HEAD + """
 def kernel(x_hbm, o_ref):
-    one = pl.empty_ref_like(pltpu.SemaphoreType.DMA)
+    one = pl.empty_ref_like(pltpu.SemaphoreType.DMA(()))
     sems = pl.empty_ref_like(pltpu.SemaphoreType.DMA((2,)))
     pltpu.async_copy(x_hbm, o_ref, one).wait()
     pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()

@@ -90,7 +90,8 @@ def test_import_inside_the_kernel_function():
             from jax.experimental import pallas as pl
             from jax.experimental.pallas import tpu as pltpu
             return pl.pallas_call(kernel, out_shape=x,
-                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((3,))])(x)
+                                  scratch_shapes=[pltpu.VMEM(x.shape, x.dtype),
+                                                  pltpu.SemaphoreType.DMA((3,))])(x)
     """
     assert found(src) == [(5, "PAL001", (3,))]
 
@@ -118,7 +119,8 @@ def test_local_variable_named_pltpu_is_not_pallas():
 
         def run(x):
             return pl.pallas_call(kernel, out_shape=x,
-                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+                                  scratch_shapes=[pltpu.VMEM(x.shape, x.dtype),
+                                                  pltpu.SemaphoreType.DMA((2,))])(x)
     """
     assert found(src) == []
 
@@ -134,7 +136,8 @@ def test_parameter_named_pltpu_is_not_pallas():
 
         def run(x, fake):
             return pl.pallas_call(kernel, out_shape=x,
-                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+                                  scratch_shapes=[pltpu.VMEM(x.shape, x.dtype),
+                                                  pltpu.SemaphoreType.DMA((2,))])(x)
     """
     assert found(src) == []
 
@@ -162,7 +165,8 @@ def test_user_function_named_make_async_copy_is_not_pallas():
 
         def run(x):
             return pl.pallas_call(kernel, out_shape=x,
-                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+                                  scratch_shapes=[pltpu.VMEM(x.shape, x.dtype),
+                                                  pltpu.SemaphoreType.DMA((2,))])(x)
     """
     assert found(src) == []
 
@@ -179,7 +183,8 @@ def test_user_module_named_make_async_copy_import_is_not_pallas():
 
         def run(x):
             return pl.pallas_call(kernel, out_shape=x,
-                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+                                  scratch_shapes=[pltpu.VMEM(x.shape, x.dtype),
+                                                  pltpu.SemaphoreType.DMA((2,))])(x)
     """
     assert found(src) == []
 
@@ -192,15 +197,20 @@ def test_shadowing_after_import_wins():
         from jax.experimental.pallas import tpu as pltpu
         from jax.experimental.pallas.tpu import make_async_copy
 
+        class Noop:
+            def start(self):
+                return None
+
         def make_async_copy(src, dst, sem):
-            return pl.ds(0, 8)
+            return Noop()
 
         def kernel(x_hbm, o_ref, buf, sems):
             make_async_copy(x_hbm, buf, sems).start()
 
         def run(x):
             return pl.pallas_call(kernel, out_shape=x,
-                                  scratch_shapes=[None, pltpu.SemaphoreType.DMA((2,))])(x)
+                                  scratch_shapes=[pltpu.VMEM(x.shape, x.dtype),
+                                                  pltpu.SemaphoreType.DMA((2,))])(x)
     """
     assert found(src) == []
 
