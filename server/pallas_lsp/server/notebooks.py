@@ -62,9 +62,6 @@ class NotebookText:
         cell = self.cells[i]
         return cell if line < cell.end else None
 
-    def cell(self, uri: str) -> Cell | None:
-        return next((c for c in self.cells if c.uri == uri), None)
-
     def locate(self, span: Span) -> tuple[str, Sequence[str], Span] | None:
         """(cell uri, cell lines, cell-relative span); None when the span spans cells."""
         cell = self.cell_at(span.line)
