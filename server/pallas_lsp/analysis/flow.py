@@ -25,9 +25,10 @@ from .values import (
     semaphore_member,
 )
 
-MAX_DEPTH = 16
+MAX_DEPTH = 32
 MAX_UNROLL = 16
 MAX_LOOP_ROUNDS = 3
+MAX_RANGE_UNROLL = 8
 STEP_BUDGET = 400_000
 
 
@@ -87,7 +88,8 @@ class Context:
         self.silent = silent        # evaluating a global's value: no findings, no kernels
         self.findings = []
         self.steps = 0
-        self.active = []            # function nodes on the call stack (recursion guard)
+        self.active = []            # (function node, argument signature) on the call stack
+        self.memo = {}              # top-level function calls already analysed
         self.pending = []           # pallas_call-like callables never applied yet
         self.deps = {}              # global name -> key of the block it resolved to
         self.indexed_decls = set()  # id() of declaration nodes whose arrays are indexed somewhere
@@ -137,7 +139,7 @@ class Interpreter:
             if s.value is not None:
                 self.assign(s.target, self.eval(s.value, frame), frame)
         elif t is ast.AugAssign:
-            old = self.eval(s.target, frame) if isinstance(s.target, ast.Name) else UNKNOWN
+            old = self.eval(s.target, frame) if isinstance(s.target, (ast.Name, ast.Attribute)) else UNKNOWN
             v = self.binop(old, s.op, self.eval(s.value, frame))
             self.assign(s.target, v, frame)
         elif t is ast.Return:
@@ -461,24 +463,39 @@ class Interpreter:
             v = self.eval(node.operand, frame)
             if v is SCALAR and not isinstance(node.op, ast.Not):
                 return SCALAR
+            if isinstance(node.op, ast.Not):
+                truth = self.truth(v)
+                return Const(not truth) if truth is not None else UNKNOWN
             if isinstance(v, Const) and isinstance(v.value, (int, float, bool)):
                 try:
                     if isinstance(node.op, ast.USub):
                         return Const(-v.value)
-                    if isinstance(node.op, ast.Not):
-                        return Const(not v.value)
+                    if isinstance(node.op, ast.UAdd):
+                        return v
                 except Exception:
                     return UNKNOWN
             return UNKNOWN
         if t is ast.Compare:
-            self.eval(node.left, frame)
-            for c in node.comparators:
-                self.eval(c, frame)
-            return UNKNOWN
+            left = self.eval(node.left, frame)
+            result = True
+            for op, c in zip(node.ops, node.comparators):
+                right = self.eval(c, frame)
+                r = _compare(op, left, right) if result is not None else None
+                if r is False:
+                    result = False
+                elif r is None and result is True:
+                    result = None
+                left = right
+            return Const(result) if result is not None else UNKNOWN
         if t is ast.BoolOp:
-            for v in node.values:
-                self.eval(v, frame)
-            return UNKNOWN
+            truths = [self.truth(self.eval(v, frame)) for v in node.values]
+            if isinstance(node.op, ast.And):
+                if False in truths:
+                    return Const(False)
+                return Const(True) if all(x is True for x in truths) else UNKNOWN
+            if True in truths:
+                return Const(True)
+            return Const(False) if all(x is False for x in truths) else UNKNOWN
         if t is ast.Starred:
             return self.eval(node.value, frame)
         if t in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
@@ -530,6 +547,11 @@ class Interpreter:
         if isinstance(op, ast.Add):
             if isinstance(a, Seq) and isinstance(b, Seq):
                 return Seq(a.items + b.items, a.is_list)
+            if isinstance(a, SeqOf) and isinstance(b, SeqOf):
+                return SeqOf(join(a.item, b.item))
+            if isinstance(a, (Seq, SeqOf)) and isinstance(b, (Seq, SeqOf)):
+                items = [element(a), element(b)]
+                return SeqOf(join(*items)) if all(x is not UNKNOWN for x in items) else UNKNOWN
             if isinstance(b, Seq) and b.items and (a is UNKNOWN or isinstance(a, (SeqTail, SeqOf))):
                 return SeqTail((a.items if isinstance(a, SeqTail) else ()) + b.items)
             if isinstance(a, Seq) and isinstance(b, SeqTail):
@@ -608,8 +630,10 @@ class Interpreter:
         if isinstance(obj, Sem):
             if attr == "at":
                 return Special("at", obj)
-            if attr == "shape" and obj.dims is not None and all(type(d) is int for d in obj.dims):
-                return Seq(tuple(Const(d) for d in obj.dims))
+            if attr == "shape" and obj.dims is not None:
+                return Seq(tuple(Const(d) if type(d) is int else SCALAR for d in obj.dims))
+            if attr == "ndim" and obj.dims is not None:
+                return Const(len(obj.dims))
             return UNKNOWN
         if isinstance(obj, Descriptor) and attr in api.DESCRIPTOR_METHODS:
             return Special("descriptor_method", (obj, attr))
@@ -831,10 +855,20 @@ class Interpreter:
             if tree is None or not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return UNKNOWN
             func.node = tree.body[0]
-        if frame.depth >= MAX_DEPTH or func.node in ctx.active:
+        if frame.depth >= MAX_DEPTH:
             return UNKNOWN
         fnode = func.node
+        key = None
+        if func.frame is not None and func.frame.parent is None and not isinstance(fnode, ast.Lambda):
+            # A top-level function: the same arguments from the same call site give the
+            # same result and findings (memoised: repeated helper calls cost nothing).
+            key = (fnode, id(node), helper, loop_body, _sig(args), _sig(tuple(sorted(kwargs.items()))))
+            if key in ctx.memo:
+                return ctx.memo[key]
         env = self.bind(fnode, func, args, kwargs, node, frame, helper)
+        active = (fnode, _sig(tuple(env.items())))
+        if active in ctx.active:
+            return UNKNOWN  # the same call again inside itself: unbounded recursion
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
         nonlocals = _nonlocal_names(fnode)
         if nonlocals:
@@ -843,7 +877,7 @@ class Interpreter:
                 env.pop(name, None)
         if loop_body and fnode.args.args:
             callee_frame.loops.append(fnode.args.args[0].arg)
-        ctx.active.append(fnode)
+        ctx.active.append(active)
         try:
             if isinstance(fnode, ast.Lambda):
                 result = self.eval(fnode.body, callee_frame)
@@ -856,6 +890,8 @@ class Interpreter:
             self.flush_created(callee_frame)
         finally:
             ctx.active.pop()
+        if key is not None:
+            ctx.memo[key] = result
         return result
 
     def flush_created(self, frame):
@@ -1033,6 +1069,13 @@ class Interpreter:
         if q in api.ARRAY_SPECS:
             return Special("array_spec")
         if q == "range":
+            bounds = [a.value for a in args if a is not STAR]
+            if len(bounds) == len(args) and 1 <= len(bounds) <= 3 and all(
+                    isinstance(b, Const) and type(b.value) is int for b in bounds):
+                r = range(*(b.value for b in bounds))
+                if len(r) <= MAX_RANGE_UNROLL:
+                    # Python loops run while JAX traces: a short static range is unrolled.
+                    return Seq(tuple(Const(i) for i in r))
             return SeqOf(SCALAR)
         if q in ("collections.namedtuple", "typing.NamedTuple") and len(args) >= 2 and args[1] is not STAR:
             names = args[1].value
@@ -1364,6 +1407,75 @@ def _holds_sem(value, depth=0):
     if isinstance(value, Instance):
         return any(_holds_sem(v, depth + 1) for v in value.fields.values())
     return False
+
+
+_ORDER = {ast.Lt: lambda x, y: x < y, ast.LtE: lambda x, y: x <= y,
+          ast.Gt: lambda x, y: x > y, ast.GtE: lambda x, y: x >= y}
+
+
+def _compare(op, a, b):
+    """A comparison decided statically (True / False), or None."""
+    t = type(op)
+    if t in (ast.Eq, ast.NotEq):
+        eq = _equal(a, b)
+        return None if eq is None else (eq if t is ast.Eq else not eq)
+    if t in (ast.Is, ast.IsNot):
+        if isinstance(a, Const) and a.value is None or isinstance(b, Const) and b.value is None:
+            other = b if isinstance(a, Const) and a.value is None else a
+            if isinstance(other, Const):
+                same = other.value is None
+            elif other is UNKNOWN or other is SCALAR:
+                return None
+            else:
+                same = False  # a semaphore, a tuple, a function...: not None
+            return same if t is ast.Is else not same
+        return None
+    if t in _ORDER:
+        if is_number(a) and is_number(b):
+            return _ORDER[t](a.value, b.value)
+        return None
+    if t in (ast.In, ast.NotIn):
+        if isinstance(a, Const) and isinstance(b, Seq) and all(isinstance(x, Const) for x in b.items):
+            inside = any(type(x.value) is type(a.value) and x.value == a.value for x in b.items)
+            return inside if t is ast.In else not inside
+        return None
+    return None
+
+
+def _equal(a, b):
+    if isinstance(a, Const) and isinstance(b, Const):
+        return a.value == b.value
+    if isinstance(a, Seq) and isinstance(b, Seq):
+        if len(a.items) != len(b.items):
+            return False
+        results = [_equal(x, y) for x, y in zip(a.items, b.items)]
+        if False in results:
+            return False
+        return True if all(r is True for r in results) else None
+    if isinstance(a, Seq) and isinstance(b, Const) or isinstance(a, Const) and isinstance(b, Seq):
+        return False
+    return None
+
+
+def _sig(value, depth=0):
+    """A hashable summary of an abstract value (for memoising calls)."""
+    if isinstance(value, Sem):
+        return ("S", value.kind, value.dims, id(value.decl), id(value.site))
+    if isinstance(value, Const):
+        try:
+            hash(value.value)
+            return ("C", type(value.value), value.value)
+        except TypeError:
+            return id(value)
+    if isinstance(value, (tuple, list)) and depth < 6:
+        return tuple(_sig(v, depth + 1) for v in value)
+    if isinstance(value, Arg):
+        return _sig(value.value, depth)
+    if isinstance(value, (Seq, SeqTail)) and depth < 6:
+        return (type(value).__name__, tuple(_sig(v, depth + 1) for v in value.items))
+    if isinstance(value, str):
+        return value
+    return id(value)
 
 
 def _same(a, b, depth=0):
