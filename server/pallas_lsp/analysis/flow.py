@@ -924,6 +924,8 @@ class Interpreter:
         if STAR in args:
             i = args.index(STAR)
             front, back = args[:i], args[i + 1:]
+            if STAR in back:  # several runs of unknown length: only the front is placed
+                back = []
         else:
             front, back = args, None
         for name, arg in zip(slots, front):
