@@ -292,7 +292,7 @@ def kernel(x_hbm, o_ref, sems, one, *, use_first):
         s = sems
     pltpu.async_copy(x_hbm, o_ref, s).wait()
 
-def run(x, use_first=False):
+def run(x, use_first=True):
     return pl.pallas_call(functools.partial(kernel, use_first=use_first), out_shape=OUT, scratch_shapes=[DMA((2,)), DMA])(x)
 """
     assert found(src) == []
