@@ -250,3 +250,26 @@ def test_exponential_helper_calls_do_not_hide_the_rest_of_the_kernel():
     text = KERNEL.replace("    pltpu.async_copy(x_hbm, o_ref, sems).wait()\n",
                           "    h0(x_hbm, o_ref, sems)\n    pltpu.async_copy(x_hbm, o_ref, sems).wait()\n") + helpers
     assert lines_codes(text) == [(8, "PAL001", (2,))]
+
+
+def test_non_ascii_identifiers_spans_and_fix_text():
+    src = """
+        import jax
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        def kernel(x_hbm, o_ref, sémaphores):
+            données = x_hbm; pltpu.async_copy(données, o_ref, sémaphores).wait()
+            pltpu.async_copy(x_hbm, o_ref,
+                             sémaphores
+                             ).wait()
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[pltpu.SemaphoreType.DMA((2,))])(x)
+    """
+    lines = dedent(src).split("\n")
+    fs = analyze_source(dedent(src))
+    assert [(f.span.line + 1, lines[f.span.line][f.span.col:f.span.end_col]) for f in fs] == [
+        (6, "sémaphores"), (8, "sémaphores")]
+    assert [(f.fix.sem_text, f.fix.guard_line + 1) for f in fs] == [("sémaphores", 6), ("sémaphores", 7)]
