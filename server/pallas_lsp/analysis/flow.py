@@ -27,9 +27,10 @@ from .values import (
 
 MAX_DEPTH = 32
 MAX_UNROLL = 16
+MAX_UNROLL_NESTING = 2
 MAX_LOOP_ROUNDS = 3
 MAX_RANGE_UNROLL = 8
-STEP_BUDGET = 400_000
+STEP_BUDGET = 150_000
 
 
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
@@ -90,6 +91,7 @@ class Context:
         self.steps = 0
         self.active = []            # (function node, argument signature) on the call stack
         self.memo = {}              # top-level function calls already analysed
+        self.unrolling = 0          # nesting of unrolled loops
         self.pending = []           # pallas_call-like callables never applied yet
         self.deps = {}              # global name -> key of the block it resolved to
         self.indexed_decls = set()  # id() of declaration nodes whose arrays are indexed somewhere
@@ -202,15 +204,20 @@ class Interpreter:
         return True
 
     def exec_for(self, s, it, frame):
-        if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL:
+        ctx = self.ctx
+        if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING:
             # A Python loop over a tuple is unrolled when JAX traces it: every item goes
-            # through the body.
+            # through the body (two nested levels at most; deeper loops are summarised).
             envs = []
-            for item in it.items:
-                self.assign(s.target, item, frame)
-                self.run_body(s.body, frame)
-                envs.append(frame.env)
-                frame.env = dict(frame.env)
+            ctx.unrolling += 1
+            try:
+                for item in it.items:
+                    self.assign(s.target, item, frame)
+                    self.run_body(s.body, frame)
+                    envs.append(frame.env)
+                    frame.env = dict(frame.env)
+            finally:
+                ctx.unrolling -= 1
             frame.env = _join_envs(envs)
             if s.orelse:
                 self.run_body(s.orelse, frame)
@@ -245,7 +252,9 @@ class Interpreter:
                 bind_target()
             self.run_body(s.body, frame)
             new = _join_envs([state, frame.env])
-            if _env_same(state, new):
+            if _env_same(state, new) or not _semaphores_changed(state, new):
+                # Only numbers / unknowns changed: the join already says all that matters.
+                state = new
                 break
             state = new
         else:
@@ -1494,6 +1503,15 @@ def _same(a, b, depth=0):
         return len(a.items) == len(b.items) and all(_same(x, y, depth + 1) for x, y in zip(a.items, b.items))
     if isinstance(a, SeqOf):
         return _same(a.item, b.item, depth + 1)
+    return False
+
+
+def _semaphores_changed(a, b):
+    """Whether a loop round changed a value that holds semaphores (worth another round)."""
+    for k, v in b.items():
+        old = a.get(k, UNKNOWN)
+        if (_holds_sem(v) or _holds_sem(old)) and not _same(old, v):
+            return True
     return False
 
 
