@@ -235,3 +235,19 @@ def test_mosaic_gpu_semaphores(stmt, code, verb):
     assert (f.span.line + 1, f.code, f.shape, text_at(src, f.span)) == (
         line_of(src, stmt), code, (2,), "sem")
     assert f.message.startswith(f"Cannot {verb} on a non-()-shaped semaphore: (2,)")
+
+
+def test_descriptors_appended_to_a_list_then_started():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, buf, sems):
+    copies = []
+    for i in range(4):
+        copies.append(pltpu.make_async_copy(x_hbm.at[i], buf.at[i], sems))
+    for c in copies:
+        c.start()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT,
+                          scratch_shapes=[pltpu.VMEM((4, 8, 128), jnp.float32), DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "buf.at[i], sems))"), "PAL001", (2,))]

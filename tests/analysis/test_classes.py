@@ -291,3 +291,30 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert [(code, shape) for _, code, shape in found(src)] == [("PAL001", (2,))]
+
+
+def test_descriptor_class_collecting_copies_in_a_list():
+    """The ragged-paged-attention descriptor: copies built in `__init__` with
+    `self._copies.append(...)`, started later by iterating the list."""
+    src = HEAD + """
+class MultiPageCopy:
+    def __init__(self, pages_hbm, buf, sem, num_pages):
+        self._copies = []
+        for i in range(num_pages):
+            self._copies.append(pltpu.make_async_copy(pages_hbm.at[i], buf.at[i], sem))
+
+    def start(self):
+        for c in self._copies:
+            c.start()
+
+
+def kernel(x_hbm, o_ref, buf, sems):
+    MultiPageCopy(x_hbm, buf, sems.at[0], 4).start()
+    MultiPageCopy(x_hbm, buf, sems, 4).start()
+
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT,
+                          scratch_shapes=[pltpu.VMEM((4, 8, 128), jnp.float32), DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "MultiPageCopy(x_hbm, buf, sems, 4)"), "PAL001", (2,))]

@@ -437,3 +437,23 @@ def test_out_shape_forms_bind_scratch_correctly_on_a_correct_kernel(out):
 def test_out_shape_forms_bind_scratch_correctly_on_a_broken_kernel(out):
     src = "\n" + OUT_KERNEL.format(out=out, extra="pl.semaphore_wait(sems)")
     assert found(src) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
+
+
+def test_kernel_chosen_by_a_branch():
+    """Both candidate kernels get the same scratch; the one that uses the array whole
+    fails whenever it is chosen (the paged-attention `inline_seq_dim` switch)."""
+    src = HEAD + """
+def kernel_inline(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+
+def kernel_blocked(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x, inline_seq_dim):
+    if inline_seq_dim:
+        kernel = kernel_inline
+    else:
+        kernel = kernel_blocked
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))]
