@@ -506,3 +506,23 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == []
+
+
+def test_pl_when_with_a_static_false_condition_never_runs_its_body():
+    """`pl.when(False)` is `if False: f()` in JAX: the body is never traced."""
+    src = HEAD + """
+NUM_CORES = 1
+
+def kernel(x_hbm, o_ref, sems):
+    @pl.when(NUM_CORES > 1)
+    def _():
+        pl.semaphore_signal(sems)
+
+    @pl.when(NUM_CORES == 1)
+    def _():
+        pl.semaphore_wait(sems)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[pltpu.SemaphoreType.REGULAR((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
