@@ -43,7 +43,8 @@ def neovim_07() -> types.ClientCapabilities:
 
 
 def neovim_011() -> types.ClientCapabilities:
-    """Neovim 0.11: advertises textDocument.diagnostic, so it pulls."""
+    """Neovim 0.11: advertises textDocument.diagnostic but not workspace/diagnostic/refresh,
+    so it is pushed to (it would not re-pull after a settings change)."""
     return copy.deepcopy(client_capabilities("neovim@v0.11.0"))
 
 
@@ -67,8 +68,8 @@ PROFILES = {
     "eglot-1.9": eglot_19,
     "emacs-29": emacs_29,
 }
-PUSH_PROFILES = ["neovim-0.7", "eglot-1.9"]
-PULL_PROFILES = ["vscode", "neovim-0.11"]
+PUSH_PROFILES = ["neovim-0.7", "neovim-0.11", "eglot-1.9"]
+PULL_PROFILES = ["vscode"]
 
 
 def make_client() -> LanguageClient:
@@ -104,16 +105,19 @@ async def client(lsp_client: LanguageClient):
 async def start(client: LanguageClient, profile: str, init_options=None,
                 root: Path | None = None) -> types.InitializeResult:
     root = root or Path(__file__).parent
-    return await client.initialize_session(types.InitializeParams(
+    result = await client.initialize_session(types.InitializeParams(
         capabilities=PROFILES[profile](),
         initialization_options=init_options,
         root_uri=from_fs_path(str(root)),
         workspace_folders=[types.WorkspaceFolder(uri=from_fs_path(str(root)), name="root")],
     ))
+    client.pull_mode = result.capabilities.diagnostic_provider is not None
+    return result
 
 
 def is_pull(client: LanguageClient) -> bool:
-    return client.capabilities.text_document.diagnostic is not None
+    """Whether the server offered pull diagnostics to this client (else it pushes)."""
+    return client.pull_mode
 
 
 # -- documents -----------------------------------------------------------------------------

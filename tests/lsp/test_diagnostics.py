@@ -82,7 +82,10 @@ async def test_eglot_gets_the_declaration_in_the_message(client, tmp_path):
 
 @pytest.mark.parametrize("profile", PUSH_PROFILES)
 async def test_push_follows_versions_and_clears_on_close(client, tmp_path, profile):
-    await start(client, profile)
+    result = await start(client, profile)
+    # Not offered to push clients, not even to Neovim 0.11, which could pull but cannot be
+    # asked to re-pull (it would show both, or keep stale results after a settings change).
+    assert result.capabilities.diagnostic_provider is None
     uri = doc_uri(tmp_path)
     open_doc(client, uri, BUGGY, version=3)
     first = await wait_publish(client, uri, 3)
@@ -115,7 +118,8 @@ async def test_save_republishes(client, tmp_path, profile):
 
 @pytest.mark.parametrize("profile", PULL_PROFILES)
 async def test_pull_reports_and_result_ids(client, tmp_path, profile):
-    await start(client, profile)
+    result = await start(client, profile)
+    assert result.capabilities.diagnostic_provider.identifier == "pallas-lsp"
     uri = doc_uri(tmp_path)
     open_doc(client, uri, BUGGY)
     report = await pull(client, uri)

@@ -93,7 +93,7 @@ def test_split_plain_is_lsp_line_splitting():
 @pytest.mark.parametrize(("profile", "pull", "related", "doc_link"), [
     ("vscode", True, True, True),
     ("neovim-0.7", False, True, False),
-    ("neovim-0.11", True, True, False),
+    ("neovim-0.11", False, True, False),   # pull without refresh: pushed to
     ("eglot-1.9", False, False, False),
 ])
 def test_client_profiles_resolve(profile, pull, related, doc_link):

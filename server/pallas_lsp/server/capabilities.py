@@ -13,13 +13,15 @@ from lsprotocol import types
 
 @dataclass(frozen=True)
 class ClientFeatures:
-    pull_diagnostics: bool = False          # textDocument/diagnostic: then never push
+    # textDocument/diagnostic, used only with workspace/diagnostic/refresh: a pull client
+    # that cannot be asked to re-pull (Neovim 0.10/0.11) would keep showing diagnostics
+    # after a settings or project change until the next edit, so it is pushed to instead.
+    pull_diagnostics: bool = False
     related_information: bool = False       # Diagnostic.relatedInformation is shown
     code_description: bool = False         # Diagnostic.codeDescription (rule doc link)
     document_changes: bool = False          # WorkspaceEdit.documentChanges (versioned edits)
     preferred_actions: bool = False         # CodeAction.isPreferred
     configuration_request: bool = False     # workspace/configuration
-    diagnostic_refresh: bool = False        # workspace/diagnostic/refresh
     watched_files_registration: bool = False  # dynamic didChangeWatchedFiles registration
 
 
@@ -43,13 +45,13 @@ def resolve(caps: types.ClientCapabilities | None) -> ClientFeatures:
         return bool(_get(push, name) or (pull is not None and _get(pull, name)))
 
     return ClientFeatures(
-        pull_diagnostics=pull is not None,
+        pull_diagnostics=pull is not None and bool(
+            _get(caps, "workspace", "diagnostics", "refresh_support")),
         related_information=either("related_information"),
         code_description=either("code_description_support"),
         document_changes=bool(_get(caps, "workspace", "workspace_edit", "document_changes")),
         preferred_actions=bool(_get(td, "code_action", "is_preferred_support")),
         configuration_request=bool(_get(caps, "workspace", "configuration")),
-        diagnostic_refresh=bool(_get(caps, "workspace", "diagnostics", "refresh_support")),
         watched_files_registration=bool(
             _get(caps, "workspace", "did_change_watched_files", "dynamic_registration")
         ),

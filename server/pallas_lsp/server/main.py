@@ -2,7 +2,8 @@
 
 Each handler is thin: it updates state and defers to `documents` (scheduling and
 publishing), `diagnostics` (conversion), `code_actions` and `notebooks`.  Diagnostics are
-pulled (`textDocument/diagnostic`) by clients that advertise it and pushed to the others.
+pulled (`textDocument/diagnostic`) by clients that advertise it together with
+`workspace/diagnostic/refresh`, and pushed to the others.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ class PallasLanguageServer(LanguageServer):
         if self.store is None:
             return
         self.store.touch_all()
-        if self.features.pull_diagnostics and self.features.diagnostic_refresh:
+        if self.features.pull_diagnostics:
             self.workspace_diagnostic_refresh(None)
 
 
@@ -128,6 +129,10 @@ def _is_python(item: types.TextDocumentItem) -> bool:
 def initialize(ls: PallasLanguageServer, params: types.InitializeParams) -> None:
     ls.client_log.attach(asyncio.get_running_loop())
     ls.features = capabilities.resolve(params.capabilities)
+    if ls.features.pull_diagnostics:
+        # Registered here, before pygls computes the capabilities: only a pull client is
+        # told about `diagnosticProvider` (a client that gets both would show both).
+        ls.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, DIAGNOSTIC_OPTIONS)(document_diagnostic)
     ls.apply_settings(params.initialization_options)
     ls.project_workspace = Workspace(ls.workspace_roots(), ls.settings.interpreter)
     ls.store = DocumentStore(
@@ -215,12 +220,12 @@ def notebook_close(ls: PallasLanguageServer, params: types.DidCloseNotebookDocum
 
 
 # -- diagnostics (pull) and code actions --------------------------------------------------
-@server.feature(
-    types.TEXT_DOCUMENT_DIAGNOSTIC,
-    types.DiagnosticOptions(identifier="pallas-lsp", inter_file_dependencies=False,
-                            workspace_diagnostics=False),
-)
+DIAGNOSTIC_OPTIONS = types.DiagnosticOptions(
+    identifier="pallas-lsp", inter_file_dependencies=False, workspace_diagnostics=False)
+
+
 async def document_diagnostic(ls: PallasLanguageServer, params: types.DocumentDiagnosticParams):
+    """textDocument/diagnostic (registered at initialize for pull clients)."""
     uri = params.text_document.uri
     doc = ls.store.get(uri) if ls.store else None
     result = await ls.store.current(doc) if doc is not None else None
