@@ -12,8 +12,10 @@ from __future__ import annotations
 import ast
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -184,7 +186,11 @@ def indirect_sites(tree: ast.Module) -> list[tuple[str, str, ast.expr]]:
             for k in node.keywords:
                 if semish(k.value):
                     out.append((callee, k.arg or "**", k.value))
-        elif isinstance(node, ast.Assign) and semish(node.value):
+        elif (isinstance(node, ast.Assign) and semish(node.value)
+              and not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                       and node.targets[0].id == _root_name(node.value))):
+            # (`sem = sem.at[i]` is left alone: stripped, it is a no-op that can turn a
+            # `while sem.shape:` loop into an endless one.)
             out.append(("=", "view", node.value))
         elif isinstance(node, ast.Return) and node.value is not None and semish(node.value):
             out.append(("return", "accessor", node.value))
@@ -233,32 +239,65 @@ def jax_available() -> bool:
     return importlib.util.find_spec("jax") is not None
 
 
-def run_jax(paths, jobs: int = 2, coverage: bool = False, timeout: float = 1800) -> dict:
+def run_jax(paths, jobs: int = 2, coverage: bool = False, module_timeout: float = 180) -> dict:
     """Trace every module with JAX (``jax_runner.py``) in up to `jobs` subprocesses.
 
     Returns {realpath: record}.  Modules are dealt out round-robin so each process pays
-    the JAX import once.
+    the JAX import once.  A module that produces no record within `module_timeout`
+    seconds (e.g. a kernel waiting forever on a semaphore nobody signals, which the
+    interpreter runs as an endless loop) gets a ``"timeout"`` record; its process is
+    killed and a new one goes on with the modules after it.
     """
     paths = [str(p) for p in paths]
     jobs = max(1, min(jobs, len(paths)))
     chunks = [paths[i::jobs] for i in range(jobs)]
+    results: dict = {}
+    threads = [threading.Thread(target=_run_chunk, args=(c, coverage, module_timeout, results))
+               for c in chunks if c]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+def _pump(stream, lines: queue.Queue) -> None:
+    """Copy a subprocess's output lines into a queue; None marks the end."""
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+def _run_chunk(paths, coverage, module_timeout, results) -> None:
     cmd = [sys.executable, str(RUNNER)] + (["--coverage"] if coverage else [])
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONDONTWRITEBYTECODE="1")
-    procs = [
-        subprocess.Popen(cmd + chunk, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, env=env)
-        for chunk in chunks if chunk
-    ]
-    results = {}
-    for proc in procs:
-        out, err = proc.communicate(timeout=timeout)
-        if proc.returncode != 0:
-            raise RuntimeError(f"jax_runner failed (exit {proc.returncode}):\n{err[-3000:]}")
-        for line in out.splitlines():
-            if line.startswith("{"):
-                rec = json.loads(line)
-                results[os.path.realpath(rec["path"])] = rec
-    return results
+    remaining = list(paths)
+    while remaining:
+        with subprocess.Popen(cmd + remaining, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                              text=True, env=env) as proc:
+            lines: queue.Queue = queue.Queue()
+            threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True).start()
+            while remaining:
+                try:
+                    line = lines.get(timeout=module_timeout)
+                except queue.Empty:
+                    proc.kill()
+                    results[os.path.realpath(remaining.pop(0))] = {
+                        "path": "", "status": "timeout", "kind": None, "shape": None,
+                        "message": f"no result within {module_timeout:.0f} s", "exc_type": None,
+                        "frames": [], "covered": {}}
+                    break
+                if line is None:  # the runner died: report the module it was on
+                    results[os.path.realpath(remaining.pop(0))] = {
+                        "path": "", "status": "error", "kind": None, "shape": None,
+                        "message": f"jax_runner exited with {proc.wait()}", "exc_type": None,
+                        "frames": [], "covered": {}}
+                    break
+                if line.startswith("{"):
+                    rec = json.loads(line)
+                    results[os.path.realpath(rec["path"])] = rec
+                    remaining.remove(rec["path"])
+            proc.kill()
 
 
 # -- where JAX raised ----------------------------------------------------------------

@@ -74,8 +74,8 @@ def test_proof_set_is_big_enough():
 def test_jax_verdict_is_the_intended_one(jax_results, path):
     """Corpus and correct examples trace cleanly; every *_bug example raises the error."""
     rec = _record(jax_results, path)
-    assert rec["status"] != "error", (
-        f"{rel(path)}: JAX failed for an unrelated reason: {rec['message']}\n"
+    assert rec["status"] in ("ok", "sem_error"), (
+        f"{rel(path)}: JAX {rec['status']}: {rec['message']}\n"
         f"{rec.get('traceback', '')}"
     )
     if path.stem.endswith("_bug"):
@@ -99,8 +99,8 @@ def test_every_semaphore_call_is_traced(jax_results, path):
 @pytest.mark.parametrize("path", ENTRY_MODULES, ids=rel)
 def test_analyzer_errs_exactly_where_jax_raises(jax_results, workspace, path):
     rec = _record(jax_results, path)
-    if rec["status"] == "error":
-        pytest.fail(f"{rel(path)}: JAX failed for an unrelated reason: {rec['message']}")
+    if rec["status"] not in ("ok", "sem_error"):
+        pytest.fail(f"{rel(path)}: JAX {rec['status']}: {rec['message']}")
     findings = analyze(path, workspace=workspace)
     errors = [f for f in findings if f.code in ERROR_CODES]
     shown = "\n".join(f"  {f.span.line + 1}:{f.span.col + 1} {f.code} {f.message}" for f in errors)
