@@ -582,7 +582,8 @@ def client_capabilities(pull_cap=True):
     return {
         "workspace": {"configuration": True, "workspaceFolders": True,
                       "didChangeConfiguration": {"dynamicRegistration": True},
-                      "diagnostics": {"refreshSupport": False}},
+                      # like VS Code: a pull client can be asked to re-pull
+                      "diagnostics": {"refreshSupport": pull_cap}},
         "textDocument": td,
         "window": {"workDoneProgress": True},
         "general": {"positionEncodings": ["utf-16"]},
