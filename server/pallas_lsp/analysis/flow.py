@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from . import api, checks
 from .symbols import LIBRARY_ROOTS, canonical, child
 from .values import (
-    SCALAR, SLICE, UNKNOWN, Api, Bound, ModuleV, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
+    SCALAR, SLICE, UNKNOWN, Api, Bound, Choice, ModuleV, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
     Partial, Sem, SemType, Seq, SeqOf, SeqTail, Site, SliceV, Special, allocate, element, is_number, join, join_all, map_sems,
     semaphore_member,
 )
@@ -787,7 +787,7 @@ class Interpreter:
 
     def eval_call(self, node, frame):
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS and isinstance(func.value, ast.Name):
+        if isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS and isinstance(func.value, (ast.Name, ast.Attribute)):
             return self.list_method(node, frame)
         callee = self.eval(func, frame)
         args, kwargs = self.eval_args(node, frame)
@@ -797,10 +797,23 @@ class Interpreter:
         return self.call(callee, args, kwargs, node, frame)
 
     def list_method(self, node, frame):
-        """`scratch.append(x)` / `.extend(xs)` / `.insert(i, x)` on a list variable."""
-        name = node.func.value.id
-        base = self.lookup(name, frame)
+        """`scratch.append(x)` / `.extend(xs)` / `.insert(i, x)` on a list variable or an
+        object's list field (`self._copies.append(...)`)."""
+        target = node.func.value
+        owner = None
+        if isinstance(target, ast.Name):
+            name = target.id
+            base = self.lookup(name, frame)
+        else:
+            owner = self.eval(target.value, frame)
+            name = target.attr
+            base = owner.fields.get(name, UNKNOWN) if isinstance(owner, Instance) else UNKNOWN
         args, kwargs = self.eval_args(node, frame)
+        if isinstance(base, SeqOf) and args and args[0] is not STAR and node.func.attr == "append":
+            base = SeqOf(join(base.item, args[0].value))
+            if isinstance(owner, Instance):
+                owner.fields[name] = base
+            return Const(None)
         if not isinstance(base, Seq) or not base.is_list:
             if args:
                 self.callbacks_unknown_call(args, kwargs or {}, frame)
@@ -817,6 +830,10 @@ class Interpreter:
                 items = list(base.items)
                 items.insert(vals[0].value, vals[1])
                 new = Seq(tuple(items), True)
+        if owner is not None:
+            if isinstance(owner, Instance):
+                owner.fields[name] = new
+            return Const(None)
         f = frame
         while f is not None and name not in f.env:
             f = f.parent
@@ -830,6 +847,8 @@ class Interpreter:
             return self.call_function(callee, args, kwargs, node, frame, helper=helper)
         if isinstance(callee, Api):
             return self.call_api(callee.qname, args, kwargs, node, frame)
+        if isinstance(callee, Choice):
+            return join_all([self.call(o, args, kwargs, node, frame, helper=helper) for o in callee.options])
         if isinstance(callee, Partial):
             merged = dict(callee.kwargs)
             merged.update(kwargs)
@@ -1048,7 +1067,8 @@ class Interpreter:
             body = args[0].value if args and args[0] is not STAR else kwargs.get("body", Arg(UNKNOWN)).value
             return Special("pipeline", body)
         if q == "pl.when":
-            return Special("when")
+            cond = self.truth(args[0].value) if args and args[0] is not STAR else None
+            return Special("when", cond)
         if q == "pl.loop":
             return Special("loop")
         if q == "jax.lax.fori_loop":
@@ -1327,7 +1347,12 @@ class Interpreter:
             return Seq(tuple(outs)) if out_is_seq else outs[0]
         if kind == "when":
             if args and args[0] is not STAR:
-                self.call(args[0].value, [], {}, node, frame, helper=False)
+                if sp.data is False:
+                    # `pl.when(False)`: JAX never traces the body
+                    if isinstance(args[0].value, Func):
+                        args[0].value.analysed = True
+                else:
+                    self.call(args[0].value, [], {}, node, frame, helper=False)
             return UNKNOWN
         if kind == "loop":
             if args and args[0] is not STAR and isinstance(args[0].value, Func):

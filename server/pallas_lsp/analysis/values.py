@@ -230,6 +230,14 @@ class Special:
     data: Any = None
 
 
+@dataclass(frozen=True, eq=False)
+class Choice:
+    """One of several callables, depending on a branch (`kernel = a if flag else b`):
+    calling it calls each."""
+
+    options: tuple
+
+
 def join(a, b):
     """Least upper bound of two values reaching the same point along different paths."""
     if a is b:
@@ -248,8 +256,17 @@ def join(a, b):
         return SCALAR if is_number(a) and is_number(b) else UNKNOWN
     if (a is SCALAR or is_number(a)) and (b is SCALAR or is_number(b)):
         return SCALAR
-    if isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items):
-        return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
+    if isinstance(a, Seq) and isinstance(b, Seq):
+        if len(a.items) == len(b.items):
+            return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
+        if a.is_list and b.is_list:
+            # a list that grows in a loop: some length, items like these
+            item = join_all(a.items + b.items)
+            return SeqOf(item) if item is not UNKNOWN else UNKNOWN
+        return UNKNOWN
+    if isinstance(a, SeqOf) and isinstance(b, Seq) or isinstance(a, Seq) and isinstance(b, SeqOf):
+        item = join_all(((a.item,) if isinstance(a, SeqOf) else a.items) + ((b.item,) if isinstance(b, SeqOf) else b.items))
+        return SeqOf(item) if item is not UNKNOWN else UNKNOWN
     if isinstance(a, SemType) and isinstance(b, SemType):
         if a.dims == b.dims:
             return a
@@ -260,6 +277,14 @@ def join(a, b):
         return SeqTail(tuple(join(x, y) for x, y in zip(a.items, b.items)))
     if isinstance(a, SeqOf) and isinstance(b, SeqOf):
         return SeqOf(join(a.item, b.item))
+    callables = (Func, Partial, Choice)
+    if isinstance(a, callables) and isinstance(b, callables):
+        opts = []
+        for x in (a, b):
+            for o in (x.options if isinstance(x, Choice) else (x,)):
+                if not any(o is p for p in opts):
+                    opts.append(o)
+        return Choice(tuple(opts)) if len(opts) <= 4 else UNKNOWN
     if isinstance(a, Api) and isinstance(b, Api) and a.qname == b.qname:
         return a
     if isinstance(a, SliceV) and isinstance(b, SliceV):
