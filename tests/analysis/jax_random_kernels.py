@@ -4,7 +4,8 @@ Each kernel declares one semaphore of a random kind and shape ((), (1,), (2,), (
 (3, 2), (2, 2, 2)), views it through a random chain of `.at[...]` indices (ints, traced
 ints, slices, `pl.ds`, `:`, `...`), and hands it to a DMA start or a signal/wait through a
 random route (direct, helper function, closure, variable, tuple unpacking, accessor,
-`run_scoped`). JAX (CPU, interpret mode) raises `non-()-shaped semaphore` or not; the
+`run_scoped`, an object's method), with the scratch laid out as a list, a dict (keyword
+parameters), a nested tuple, or after a scalar-prefetch operand. JAX (CPU, interpret mode) raises `non-()-shaped semaphore` or not; the
 analyzer must report PAL001/PAL002 exactly then. Kernels JAX rejects for another reason
 are counted, not compared.
 
@@ -70,7 +71,8 @@ def program(rng):
     decl = f"pltpu.SemaphoreType.{kind}" if shape == () and rng.random() < 0.5 else f"pltpu.SemaphoreType.{kind}({shape!r})"
     idx, final = rand_index(rng, shape)
     expr = "sem" + idx
-    route = rng.choice(["direct", "helper", "closure", "var", "tuple", "accessor", "run_scoped"])
+    route = rng.choice(["direct", "helper", "closure", "var", "tuple", "accessor", "run_scoped", "class"])
+    layout = rng.choice(["list", "dict", "nested", "prefetch"])
     if kind == "DMA":
         call = rng.choice(["pltpu.async_copy(x_hbm, o_ref, {e}).wait()", "pltpu.make_async_copy(x_hbm, o_ref, {e}).start()",
                            "cp = pltpu.make_async_copy(x_hbm, o_ref, sem={e})\n    cp.start()\n    cp.wait()"])
@@ -91,12 +93,34 @@ def program(rng):
         body = f"    pair = (other, {expr})\n    a, b = pair\n    " + call.format(e="b")
     elif route == "accessor":
         body = f"    def get():\n        return {expr}\n    " + call.format(e="get()")
-    scratch = f"[{decl}, pltpu.SemaphoreType.{kind}]"
-    if route == "run_scoped":
-        body = "    def scoped(sem, other):\n        " + call.format(e=expr).replace("\n    ", "\n        ") + f"\n    pl.run_scoped(scoped, {decl}, pltpu.SemaphoreType.{kind})"
-        kparams, scratch = "x_hbm, o_ref", "[]"
+    elif route == "class":
+        helper = ("class Holder:\n    def __init__(self, x_hbm, o_ref, s):\n        self.x_hbm, self.o_ref, self.s = x_hbm, o_ref, s\n"
+                  "    def go(self):\n        x_hbm, o_ref = self.x_hbm, self.o_ref\n        "
+                  + call.format(e="self.s").replace("\n    ", "\n        ") + "\n")
+        body = f"    Holder(x_hbm, o_ref, {expr}).go()"
+    other = f"pltpu.SemaphoreType.{kind}"
+    operands, call_kw = "x", ""
+    if layout == "dict":
+        scratch, kparams = f"dict(other={other}, sem={decl})", "x_hbm, o_ref, *, sem, other"
+    elif layout == "nested":
+        scratch, kparams = f"[({other}, {decl})]", "x_hbm, o_ref, pair"
+        body = "    other, sem = pair\n" + body
+    elif layout == "prefetch":
+        scratch, kparams = f"[{decl}, {other}]", "idx_ref, x_hbm, o_ref, sem, other"
+        operands = "jnp.zeros((1,), jnp.int32), x"
     else:
-        kparams = "x_hbm, o_ref, sem, other"
+        scratch, kparams = f"[{decl}, {other}]", "x_hbm, o_ref, sem, other"
+    if route == "run_scoped":
+        body = ("    def scoped(sem, other):\n        " + call.format(e=expr).replace("\n    ", "\n        ")
+                + f"\n    pl.run_scoped(scoped, {decl}, pltpu.SemaphoreType.{kind})")
+        kparams, scratch, layout, operands = "x_hbm, o_ref", "[]", "list", "x"
+    if layout == "prefetch":
+        call_kw = (f"grid_spec=pltpu.PrefetchScalarGridSpec(num_scalar_prefetch=1, grid=(1,), "
+                   f"in_specs=[pl.BlockSpec(memory_space=pl.ANY)], out_specs=pl.BlockSpec(memory_space=pl.ANY), "
+                   f"scratch_shapes={scratch})")
+    else:
+        call_kw = (f"grid=(1,), in_specs=[pl.BlockSpec(memory_space=pl.ANY)], "
+                   f"out_specs=pl.BlockSpec(memory_space=pl.ANY), scratch_shapes={scratch}")
     src = f"""import jax
 import jax.numpy as jnp
 from jax.experimental import pallas as pl
@@ -108,10 +132,7 @@ def kernel({kparams}):
 {body}
 
 def run(x):
-    return pl.pallas_call(kernel, out_shape=OUT, grid=(1,),
-                          in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
-                          out_specs=pl.BlockSpec(memory_space=pl.ANY),
-                          scratch_shapes={scratch}, interpret=True)(x)
+    return pl.pallas_call(kernel, out_shape=OUT, {call_kw}, interpret=True)({operands})
 """
     return src, final
 
