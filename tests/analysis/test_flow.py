@@ -526,3 +526,23 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[pltpu.SemaphoreType.REGULAR((2,))])(x)
 """
     assert found(src) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
+
+
+def test_helper_that_also_indexes_the_array_is_flagged_inside():
+    """The helper expects the whole array (it indexes it itself); the bug is the one use
+    that forgets the index. Flagging the call site would suggest `sems.at[0]` there,
+    which breaks the helper's other use (`.at[slot]` on a single semaphore)."""
+    src = HEAD + """
+def copy_pages(src, dst, sems, slot):
+    pltpu.async_copy(src.at[0], dst.at[0], sems.at[slot]).wait()
+    pltpu.async_copy(src.at[1], dst.at[1], sems).wait()
+
+def kernel(x_hbm, o_ref, sems):
+    copy_pages(x_hbm, o_ref, sems, 0)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    (f,) = analyze(src)
+    assert (f.span.line + 1, f.code, f.shape) == (line_of(src, "dst.at[1], sems)"), "PAL001", (2,))
+    assert text_at(src, f.span) == "sems"
