@@ -101,8 +101,10 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     (f,) = analyze(src)
-    # Reported where the array entered the object (the constructor argument).
-    assert (f.span.line + 1, f.code, f.shape) == (line_of(src, "p = Pipeline(sems)"), "PAL001", (2,))
+    # The class indexes the array itself (`self.sems.at[self.slot]`), so it expects the
+    # array: the bug is the whole use in `fetch_all`, not the constructor argument.
+    assert (f.span.line + 1, f.code, f.shape) == (line_of(src, "dst, self.sems)"), "PAL001", (2,))
+    assert text_at(src, f.span) == "self.sems"
 
 
 def test_registered_dataclass_scratch():
