@@ -335,6 +335,77 @@ def kernel(x_hbm, o_ref, sems):
 def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """,
+"partial flags per call": """
+def kernel(x_hbm, o_ref, sems, *, whole):
+    if whole:
+        pl.semaphore_wait(sems)
+    else:
+        pl.semaphore_wait(sems.at[0])
+def run(x):
+    a = pl.pallas_call(functools.partial(kernel, whole=False), out_shape=OUT, scratch_shapes=[REGULAR((2,))])(x)
+    b = pl.pallas_call(functools.partial(kernel, whole=True), out_shape=OUT, scratch_shapes=[REGULAR])(x)
+    return a, b
+""",
+"helper flags per call": """
+def wait(sems, whole):
+    if whole:
+        pl.semaphore_wait(sems)
+    else:
+        pl.semaphore_wait(sems.at[0])
+def kernel(x_hbm, o_ref, sems, one):
+    wait(sems, False)
+    wait(one, True)
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[REGULAR((2,)), REGULAR])(x)
+""",
+"helper flags per call bad": """
+def wait(sems, whole):
+    if whole:
+        pl.semaphore_wait(sems)
+    else:
+        pl.semaphore_wait(sems.at[0])
+def kernel(x_hbm, o_ref, sems, one):
+    wait(sems, False)
+    wait(sems, True)
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[REGULAR((2,)), REGULAR])(x)
+""",
+"same kernel two scratch": """
+def kernel(x_hbm, o_ref, sems, *, n):
+    for i in range(n):
+        pl.semaphore_wait(sems.at[i])
+def run(x):
+    a = pl.pallas_call(functools.partial(kernel, n=2), out_shape=OUT, scratch_shapes=[REGULAR((2,))])(x)
+    b = pl.pallas_call(functools.partial(kernel, n=3), out_shape=OUT, scratch_shapes=[REGULAR((3, 2))])(x)
+    return a, b
+""",
+"fori partial": """
+def body(i, carry, *, sems):
+    pl.semaphore_wait(sems)
+    return carry
+def kernel(x_hbm, o_ref, sems):
+    jax.lax.fori_loop(0, 2, functools.partial(body, sems=sems), 0)
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[REGULAR((2,))])(x)
+""",
+"fori kw": """
+def kernel(x_hbm, o_ref, sems):
+    def body(i, carry):
+        pl.semaphore_wait(sems)
+        return carry
+    jax.lax.fori_loop(lower=0, upper=2, body_fun=body, init_val=0)
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[REGULAR((2,))])(x)
+""",
+"scan": """
+def kernel(x_hbm, o_ref, sems):
+    def step(c, x):
+        pl.semaphore_wait(sems)
+        return c, x
+    jax.lax.scan(step, 0, jnp.arange(2))
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[REGULAR((2,))])(x)
+""",
 }
 
 A = "async_copy(x_hbm, o_ref, sems)"
@@ -376,6 +447,13 @@ EXPECTED = {
     "named_scope helper": [("copy(x_hbm, o_ref, sems)", "PAL001", (2,))],
     "named_call kernel": [(A, "PAL001", (2,))],
     "own decorator passthrough": [(A, "PAL001", (2,))],
+    "partial flags per call": [],
+    "helper flags per call": [],
+    "helper flags per call bad": [("wait(sems, True)", "PAL002", (2,))],
+    "same kernel two scratch": [("semaphore_wait(sems.at[i])", "PAL002", (2,))],
+    "fori partial": [("pl.semaphore_wait(sems)", "PAL002", (2,))],
+    "fori kw": [("pl.semaphore_wait(sems)", "PAL002", (2,))],
+    "scan": [("pl.semaphore_wait(sems)", "PAL002", (2,))],
 }
 
 
