@@ -206,3 +206,27 @@ def test_corpus_modules_under_random_edits():
             if rng.random() < 0.15:
                 lines = list(original)
         check_sequence(texts)
+
+
+def test_noqa_added_and_removed():
+    line = "    cp = start_copy(x_hbm, buf.at[slot], sems)"
+    with_noqa = MODULE.replace(line, line + "  # noqa: PAL001")
+    final = check_sequence([MODULE, with_noqa, MODULE, with_noqa])
+    assert [f.code for f in final] == ["PAL002"]
+    assert [f.code for f in check_sequence([with_noqa, MODULE])] == ["PAL002", "PAL001"]
+
+
+def test_switching_between_unrelated_documents():
+    other = dedent('''
+        from jax.experimental import pallas as pl
+        from jax.experimental.pallas import tpu as pltpu
+
+        def kernel(x_hbm, o_ref, flags):
+            pl.semaphore_wait(flags)
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=x,
+                                  scratch_shapes=[pltpu.SemaphoreType.REGULAR((4,))])(x)
+    ''')
+    final = check_sequence([MODULE, other, "", MODULE, other])
+    assert [(f.span.line + 1, f.code, f.shape) for f in final] == [(5, "PAL002", (4,))]
