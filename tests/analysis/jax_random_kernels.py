@@ -4,7 +4,8 @@ Each kernel declares one semaphore of a random kind and shape ((), (1,), (2,), (
 (3, 2), (2, 2, 2)), views it through a random chain of `.at[...]` indices (ints, traced
 ints, slices, `pl.ds`, `:`, `...`), and hands it to a DMA start or a signal/wait through a
 random route (direct, helper function, closure, variable, tuple unpacking, accessor,
-`run_scoped`, an object's method), with the scratch laid out as a list, a dict (keyword
+`run_scoped`, an object's method, a helper chain, or a chain of `.at` split between a caller
+and a helper), with the scratch laid out as a list, a dict (keyword
 parameters), a nested tuple, or after a scalar-prefetch operand. JAX (CPU, interpret mode) raises `non-()-shaped semaphore` or not; the
 analyzer must report PAL001/PAL002 exactly then. Kernels JAX rejects for another reason
 are counted, not compared.
@@ -16,6 +17,7 @@ Usage (needs jax; ~1 s per kernel on 2 cores):
 import logging
 import os
 import random
+import re
 import sys
 import tempfile
 import warnings
@@ -71,7 +73,8 @@ def program(rng):
     decl = f"pltpu.SemaphoreType.{kind}" if shape == () and rng.random() < 0.5 else f"pltpu.SemaphoreType.{kind}({shape!r})"
     idx, final = rand_index(rng, shape)
     expr = "sem" + idx
-    route = rng.choice(["direct", "helper", "closure", "var", "tuple", "accessor", "run_scoped", "class"])
+    route = rng.choice(["direct", "helper", "closure", "var", "tuple", "accessor", "run_scoped", "class", "split",
+                        "chain"])
     layout = rng.choice(["list", "dict", "nested", "prefetch"])
     if kind == "DMA":
         call = rng.choice(["pltpu.async_copy(x_hbm, o_ref, {e}).wait()", "pltpu.make_async_copy(x_hbm, o_ref, {e}).start()",
@@ -93,6 +96,15 @@ def program(rng):
         body = f"    pair = (other, {expr})\n    a, b = pair\n    " + call.format(e="b")
     elif route == "accessor":
         body = f"    def get():\n        return {expr}\n    " + call.format(e="get()")
+    elif route == "split":
+        # the caller applies the first `.at[...]`s, the helper the rest
+        cut = rng.choice([m.start() for m in re.finditer(r"\.at\[", idx)] + [len(idx)])
+        helper = "def use(x_hbm, o_ref, s):\n    " + call.format(e="s" + idx[cut:]) + "\n"
+        body = f"    use(x_hbm, o_ref, sem{idx[:cut]})"
+    elif route == "chain":
+        helper = ("def use(x_hbm, o_ref, s):\n    " + call.format(e="s") + "\n"
+                  "def outer(x_hbm, o_ref, s):\n    use(x_hbm, o_ref, s)\n")
+        body = f"    outer(x_hbm, o_ref, {expr})"
     elif route == "class":
         helper = ("class Holder:\n    def __init__(self, x_hbm, o_ref, s):\n        self.x_hbm, self.o_ref, self.s = x_hbm, o_ref, s\n"
                   "    def go(self):\n        x_hbm, o_ref = self.x_hbm, self.o_ref\n        "
