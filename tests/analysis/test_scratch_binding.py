@@ -457,3 +457,27 @@ def run(x, inline_seq_dim):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))]
+
+
+def test_mosaic_gpu_kernel_scratch():
+    """`plgpu.kernel(body, out_shape/out_type, scratch_shapes/scratch_types, ...)` calls
+    `body(*inputs, *outputs, *scratch)`, like `pl.kernel`."""
+    src = """
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+OUT = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+
+def body(x_ref, o_ref, sems, one):
+    plgpu.semaphore_signal(one)
+    plgpu.semaphore_signal(sems.at[0])
+    plgpu.semaphore_wait(sems)
+
+def run(x):
+    return plgpu.kernel(body, out_type=OUT, grid=(2,), grid_names=("x",),
+                        scratch_types=[plgpu.SemaphoreType.REGULAR((2,)), plgpu.SemaphoreType.REGULAR])(x)
+"""
+    assert found(src) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
+    old_names = src.replace("out_type=", "out_shape=").replace("scratch_types=", "scratch_shapes=")
+    assert found(old_names) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
