@@ -4,7 +4,7 @@ Each kernel declares one semaphore of a random kind and shape ((), (1,), (2,), (
 (3, 2), (2, 2, 2)), views it through a random chain of `.at[...]` indices (ints, traced
 ints, slices, `pl.ds`, `:`, `...`), and hands it to a DMA start or a signal/wait through a
 random route (direct, helper function, closure, variable, tuple unpacking, accessor,
-`run_scoped`, an object's method, a helper chain, or a chain of `.at` split between a caller
+`run_scoped`, an object's method, a Python loop, next to a dead branch, a helper chain, or a chain of `.at` split between a caller
 and a helper), with the scratch laid out as a list, a dict (keyword
 parameters), a nested tuple, or after a scalar-prefetch operand. JAX (CPU, interpret mode) raises `non-()-shaped semaphore` or not; the
 analyzer must report PAL001/PAL002 exactly then. Kernels JAX rejects for another reason
@@ -74,7 +74,7 @@ def program(rng):
     idx, final = rand_index(rng, shape)
     expr = "sem" + idx
     route = rng.choice(["direct", "helper", "closure", "var", "tuple", "accessor", "run_scoped", "class", "split",
-                        "chain"])
+                        "chain", "loop", "dead_branch"])
     layout = rng.choice(["list", "dict", "nested", "prefetch"])
     if kind == "DMA":
         call = rng.choice(["pltpu.async_copy(x_hbm, o_ref, {e}).wait()", "pltpu.make_async_copy(x_hbm, o_ref, {e}).start()",
@@ -105,6 +105,13 @@ def program(rng):
         helper = ("def use(x_hbm, o_ref, s):\n    " + call.format(e="s") + "\n"
                   "def outer(x_hbm, o_ref, s):\n    use(x_hbm, o_ref, s)\n")
         body = f"    outer(x_hbm, o_ref, {expr})"
+    elif route == "loop":
+        body = "    for k in range(2):\n        " + call.format(e=expr).replace("\n    ", "\n        ")
+    elif route == "dead_branch":
+        cond = rng.choice(["LIMIT < 0", "LIMIT == 0", "not LIMIT", "LIMIT is None", "len(MODES) > 3"])
+        dead = "pl.semaphore_wait(sem)" if kind == "REGULAR" else "pltpu.async_copy(x_hbm, o_ref, sem).wait()"
+        helper = "LIMIT = 1\nMODES = ('a', 'b')\n"
+        body = f"    if {cond}:\n        {dead}\n    " + call.format(e=expr)
     elif route == "class":
         helper = ("class Holder:\n    def __init__(self, x_hbm, o_ref, s):\n        self.x_hbm, self.o_ref, self.s = x_hbm, o_ref, s\n"
                   "    def go(self):\n        x_hbm, o_ref = self.x_hbm, self.o_ref\n        "
