@@ -9,11 +9,13 @@ pulled (`textDocument/diagnostic`) by clients that advertise it together with
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
 
 from lsprotocol import types
+from pygls.exceptions import FeatureAlreadyRegisteredError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
@@ -132,7 +134,8 @@ def initialize(ls: PallasLanguageServer, params: types.InitializeParams) -> None
     if ls.features.pull_diagnostics:
         # Registered here, before pygls computes the capabilities: only a pull client is
         # told about `diagnosticProvider` (a client that gets both would show both).
-        ls.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, DIAGNOSTIC_OPTIONS)(document_diagnostic)
+        with contextlib.suppress(FeatureAlreadyRegisteredError):   # a second initialize
+            ls.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, DIAGNOSTIC_OPTIONS)(document_diagnostic)
     ls.apply_settings(params.initialization_options)
     ls.project_workspace = Workspace(ls.workspace_roots(), ls.settings.interpreter)
     ls.store = DocumentStore(
