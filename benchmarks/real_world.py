@@ -29,8 +29,8 @@ import zipfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from pallas_lsp.analysis.engine import analyze_source  # noqa: E402
-from pallas_lsp.analysis.workspace import Workspace  # noqa: E402
+from pallas_lsp.analysis.engine import analyze_source
+from pallas_lsp.analysis.workspace import Workspace
 
 WHEELS = ["tokamax==0.0.17", "tpu-inference==0.32.0", "sglang-jax==0.0.2"]
 

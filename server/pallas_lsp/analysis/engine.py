@@ -20,11 +20,11 @@ import bisect
 import builtins
 import logging
 import re
+import sys
+from dataclasses import dataclass
 
 from . import checks
 from .api import KNOWN_NAMES
-from dataclasses import dataclass
-
 from .findings import Finding, Span
 from .flow import Budget, Context, Frame, Interpreter, import_bindings
 from .parse import Block, BlockList
@@ -36,6 +36,7 @@ from .workspace import package_of
 log = logging.getLogger(__name__)
 
 _BUILTINS = frozenset(dir(builtins))
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))  # never followed into
 STAR_IMPORT = "*"   # pseudo-name bound by `from module import *`
 _PALLAS_ROOTS = ("pl", "pltpu", "plgpu")
 
@@ -78,7 +79,7 @@ def _bound_names(stmts, out):
 _NAMES_CACHE: dict[str, frozenset] = {}
 
 
-_DEF_NAME = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.M)
+_DEF_NAME = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
 
 
 def def_name(block: Block) -> str | None:
@@ -199,7 +200,7 @@ class ModuleState:
                 out.append((name, UNKNOWN))
                 continue
             root = qname.split(".")[0]
-            if root in LIBRARY_ROOTS or root in _PALLAS_ROOTS or self.workspace is None:
+            if root in LIBRARY_ROOTS or root in _PALLAS_ROOTS or root in _STDLIB or self.workspace is None:
                 out.append((name, Api(qname)))
             else:
                 out.append((name, self.workspace.resolve(qname, self.path, ctx)))
@@ -325,7 +326,7 @@ class ModuleAnalyzer:
             names.update(_alias_names(b))
         return frozenset(names)
 
-    def semaphore_at(self, line: int, col: int) -> "SemaphoreInfo | None":
+    def semaphore_at(self, line: int, col: int) -> SemaphoreInfo | None:
         """What the last `analyze` knows of the semaphore named at (line, col): for hover."""
         live = set(self._block_list.blocks)
         best = None
@@ -407,7 +408,7 @@ class SemaphoreInfo:
     text: str
     kind: str
     dims: tuple | None
-    decl: "Span | None"
+    decl: Span | None
     decl_path: str | None
 
     def describe(self) -> str:

@@ -17,7 +17,7 @@ class Span:
     end_line: int
     end_col: int
 
-    def shifted(self, lines: int) -> "Span":
+    def shifted(self, lines: int) -> Span:
         return Span(self.line + lines, self.col, self.end_line + lines, self.end_col)
 
 

@@ -20,8 +20,35 @@ from dataclasses import dataclass
 from . import api, checks
 from .symbols import LIBRARY_ROOTS, canonical, child
 from .values import (
-    SCALAR, SLICE, UNKNOWN, Api, Bound, Choice, ModuleV, ClassV, Const, Descriptor, Func, Instance, Loc, Mapping,
-    Partial, Sem, SemType, Seq, SeqOf, SeqTail, Site, SliceV, Special, allocate, element, is_number, join, join_all, map_sems,
+    SCALAR,
+    SLICE,
+    UNKNOWN,
+    Api,
+    Bound,
+    Choice,
+    ClassV,
+    Const,
+    Descriptor,
+    Func,
+    Instance,
+    Loc,
+    Mapping,
+    ModuleV,
+    Partial,
+    Sem,
+    SemType,
+    Seq,
+    SeqOf,
+    SeqTail,
+    Site,
+    SliceV,
+    Special,
+    allocate,
+    element,
+    is_number,
+    join,
+    join_all,
+    map_sems,
     semaphore_member,
 )
 
@@ -59,8 +86,20 @@ class Arg:
 class Frame:
     """One activation: a function call, or a module block being executed."""
 
-    __slots__ = ("env", "parent", "block", "func", "returns", "stmt", "depth", "created", "path", "module",
-                 "loops", "nonlocals")
+    __slots__ = (
+        "block",
+        "created",
+        "depth",
+        "env",
+        "func",
+        "loops",
+        "module",
+        "nonlocals",
+        "parent",
+        "path",
+        "returns",
+        "stmt",
+    )
 
     def __init__(self, env, parent, block, func=None, depth=0, path=None, module=None):
         self.env = env
@@ -481,7 +520,7 @@ class Interpreter:
                         return Const(-v.value)
                     if isinstance(node.op, ast.UAdd):
                         return v
-                except Exception:
+                except (TypeError, ValueError, OverflowError):
                     return UNKNOWN
             return UNKNOWN
         if t is ast.Compare:
@@ -548,7 +587,7 @@ class Interpreter:
         if isinstance(v, Const):
             try:
                 return bool(v.value)
-            except Exception:
+            except (TypeError, ValueError):
                 return None
         return None
 
@@ -1428,7 +1467,7 @@ def _nonlocal_names(fnode) -> frozenset:
     return cached
 
 
-_NONLOCALS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_NONLOCALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _holds_sem(value, depth=0):
@@ -1598,4 +1637,4 @@ def import_bindings(stmt, package=None):
     return out
 
 
-__all__ = ["Interpreter", "Context", "Frame", "Arg", "STAR", "Budget", "import_bindings", "LIBRARY_ROOTS"]
+__all__ = ["LIBRARY_ROOTS", "STAR", "Arg", "Budget", "Context", "Frame", "Interpreter", "import_bindings"]

@@ -22,17 +22,17 @@ import warnings
 
 # A block starts at column 0 with code (not a comment, not a closing bracket).  Triple
 # quotes are matched too, so that lines inside a multi-line string never start a block.
-_START_OR_QUOTE = re.compile(r'^(?=[^\s#)\]}])|"""|\'\'\'', re.M)
+_START_OR_QUOTE = re.compile(r'^(?=[^\s#)\]}])|"""|\'\'\'', re.MULTILINE)
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally|case)\b")
 
-_PARSE_CACHE: dict[str, "ast.Module | None"] = {}
+_PARSE_CACHE: dict[str, ast.Module | None] = {}
 _PARSE_CACHE_LIMIT = 20000
 
 
 class Block:
     """One top-level statement: its text, where it starts, its (lazily parsed) tree."""
 
-    __slots__ = ("text", "start", "offset", "_tree", "_lines", "index", "__weakref__")
+    __slots__ = ("__weakref__", "_lines", "_tree", "index", "offset", "start", "text")
 
     def __init__(self, text: str, start: int, offset: int):
         self.text = text
@@ -48,7 +48,7 @@ class Block:
         return self
 
     @property
-    def tree(self) -> "ast.Module | None":
+    def tree(self) -> ast.Module | None:
         """The parsed block, or None when it does not parse (half-typed code)."""
         if self._tree is False:
             self._tree = parse_text(self.text)
@@ -86,7 +86,7 @@ class Block:
         return f"Block(start={self.start}, {self.text[:30]!r})"
 
 
-def parse_text(text: str) -> "ast.Module | None":
+def parse_text(text: str) -> ast.Module | None:
     tree = _PARSE_CACHE.get(text, False)
     if tree is False:
         try:

@@ -53,6 +53,4 @@ def selected(code: str, select: list[str] | None, ignore: list[str] | None) -> b
     """ruff-style selection: prefixes ("PAL", "PAL00") or exact codes; ignore wins."""
     if select and not any(code.startswith(s) for s in select):
         return False
-    if ignore and any(code.startswith(s) for s in ignore):
-        return False
-    return True
+    return not (ignore and any(code.startswith(s) for s in ignore))

@@ -178,7 +178,7 @@ class Workspace:
 
                     env = jedi.create_environment(self.interpreter, safe=False)
                     self._env_paths = [p for p in env.get_sys_path() if os.path.isdir(p)]
-                except Exception as e:  # a wrong interpreter path must not break analysis
+                except Exception as e:  # noqa: BLE001 -- a wrong interpreter must not break analysis
                     log.warning("pallas-lsp: cannot use interpreter %s: %s", self.interpreter, e)
         return self._env_paths
 
