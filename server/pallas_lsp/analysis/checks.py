@@ -34,6 +34,8 @@ class RawFinding:
     loop_var: str | None = None            # the innermost loop variable around the call
     decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
     index_hint: tuple | None = None        # how the same array is indexed elsewhere
+    site: object = None                    # values.Site the array came through (if any)
+    inner: tuple | None = None             # where the check itself happened (inside the helper)
 
 
 def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None):
@@ -43,17 +45,33 @@ def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role
     site = value.site
     if stmt is None:
         stmt = frame.loc(frame.stmt) if frame.stmt is not None else call_loc
+    inner_at = loc or call_loc
+    inner = None
+    if inner_at is not None:
+        inner = (inner_at, stmt, call_loc, loc is not None, _slice_names(call_loc, frame), _loop_var(frame))
     if site is not None:
-        at, stmt_loc, call, direct = site.arg, site.stmt, site.call, site.direct
-        via = (site.callee, loc or call_loc)
+        raw = RawFinding(code, verb, api_name, value, site.arg, site.stmt, site.call, (site.callee, inner_at),
+                         site.direct, role, remote, site=site, inner=inner)
+    elif inner is not None:
+        raw = RawFinding(code, verb, api_name, value, inner[0], inner[1], inner[2], None, inner[3], role, remote,
+                         inner[4], inner[5])
     else:
-        at = loc or call_loc
-        stmt_loc, call, direct, via = stmt, call_loc, loc is not None, None
-    if at is None:
         return
-    ctx.findings.append(RawFinding(code, verb, api_name, value, at, stmt_loc, call, via, direct, role, remote,
-                                   _slice_names(call, frame) if site is None else frozenset(),
-                                   _loop_var(frame) if site is None else None))
+    ctx.findings.append(raw)
+
+
+def report_inside_indexing_helpers(findings, indexed_sites):
+    """A helper that indexes the array it was given (`sems.at[i]` somewhere) knows it is
+    an array: its use of the whole array is the bug, so report it there, not at the call
+    site that passed the array."""
+    for raw in findings:
+        if raw.site is None or id(raw.site) not in indexed_sites or raw.inner is None:
+            continue
+        at, stmt, call, direct, slice_names, loop_var = raw.inner
+        if at.path is not None or _is_at(at.node):
+            continue  # the helper used a view: the caller passed the wrong rank
+        raw.at, raw.stmt, raw.call, raw.direct = at, stmt, call, direct
+        raw.slice_names, raw.loop_var, raw.via, raw.site = slice_names, loop_var, None, None
 
 
 def _loop_var(frame):

@@ -135,6 +135,7 @@ class Context:
         self.deps = {}              # global name -> key of the block it resolved to
         self.indexed_decls = set()  # id() of declaration nodes whose arrays are indexed somewhere
         self.views = []             # (block, Name/Attribute node, Sem): what hover shows
+        self.indexed_sites = set()  # id() of Sites whose arrays a helper indexes itself
 
     def tick(self):
         self.steps += 1
@@ -766,6 +767,8 @@ class Interpreter:
                 return UNKNOWN
         if sem.decl is not None:
             self.ctx.indexed_decls.add(id(sem.decl.node))
+        if sem.site is not None:
+            self.ctx.indexed_sites.add(id(sem.site))
         if sem.dims is None:
             return UNKNOWN  # the rank depends on the path: so does the result
         rank = len(sem.dims)
@@ -1088,7 +1091,7 @@ class Interpreter:
             if not args or args[0] is STAR:
                 return UNKNOWN
             return Partial(args[0].value, tuple(args[1:]), {k: v for k, v in kwargs.items()})
-        if q in ("pl.pallas_call", "pl.kernel"):
+        if q in ("pl.pallas_call", "pl.kernel", "plgpu.kernel"):
             return self.pallas_call(q, args, kwargs, node, frame)
         if q in api.GRID_SPECS:
             return self.grid_spec(args, kwargs)
