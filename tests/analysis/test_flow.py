@@ -546,3 +546,24 @@ def run(x):
     (f,) = analyze(src)
     assert (f.span.line + 1, f.code, f.shape) == (line_of(src, "dst.at[1], sems)"), "PAL001", (2,))
     assert text_at(src, f.span) == "sems"
+
+
+def test_kernel_also_called_as_a_helper_by_another_kernel_is_flagged_inside():
+    """JAX's paged attention: the inline kernel calls the blocked kernel with its own refs.
+    The blocked kernel receives the array straight from scratch when used alone, so its
+    whole-array use is the bug; the inline kernel's call passes what the callee expects."""
+    src = HEAD + """
+def blocked_kernel(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def inline_kernel(x_hbm, o_ref, sems):
+    def body(i, carry):
+        blocked_kernel(x_hbm, o_ref, sems)
+        return carry
+    jax.lax.fori_loop(0, 4, body, 0)
+
+def run(x, inline):
+    kernel = inline_kernel if inline else blocked_kernel
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))]
