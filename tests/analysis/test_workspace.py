@@ -3,6 +3,8 @@ re-exported Pallas aliases), invalidation after a file changes, unknown modules.
 
 import os
 
+import pytest
+
 from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
 from pallas_lsp.analysis.workspace import Workspace
 
@@ -166,3 +168,28 @@ def test_installed_library_resolves_through_the_interpreter_setting(tmp_path):
     assert analyze_source(text, path, Workspace([str(tmp_path / "project")])) == []
     fs = analyze_source(text, path, Workspace([str(tmp_path / "project")], interpreter=str(python)))
     assert [(f.span.line + 1, f.code, f.shape) for f in fs] == [(12, "PAL001", (2,))]
+
+
+IMPORT_FORMS = {
+    "from . import module": (
+        "from . import common\nstart_copy = common.start_copy\nslot_sem = common.slot_sem\n"
+        "pipeline_scratch = common.pipeline_scratch"),
+    "import package.module as alias": (
+        "import mykernels.common as c\n"
+        "start_copy, slot_sem, pipeline_scratch = c.start_copy, c.slot_sem, c.pipeline_scratch"),
+    "import package.module": (
+        "import mykernels.common\nstart_copy = mykernels.common.start_copy\n"
+        "slot_sem = mykernels.common.slot_sem\npipeline_scratch = mykernels.common.pipeline_scratch"),
+    "star import": "from mykernels.common import *",
+    "re-export from __init__": "from mykernels import pipeline_scratch, slot_sem, start_copy",
+}
+
+
+@pytest.mark.parametrize("form", sorted(IMPORT_FORMS))
+def test_import_forms_of_workspace_modules(tmp_path, form):
+    path, pkg = make_package(tmp_path)
+    write(pkg / "__init__.py", "from .common import pipeline_scratch, slot_sem, start_copy\n")
+    text = KERNEL.replace("from .common import pipeline_scratch, slot_sem, start_copy", IMPORT_FORMS[form])
+    fs = analyze_source(text, path, Workspace([str(tmp_path)]))
+    line = text.split("\n").index("    start_copy(x_hbm, buf.at[slot], sems).wait()") + 1
+    assert [(f.span.line + 1, f.code, f.shape) for f in fs] == [(line, "PAL001", (2,))]
