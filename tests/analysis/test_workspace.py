@@ -4,7 +4,6 @@ re-exported Pallas aliases), invalidation after a file changes, unknown modules.
 import os
 
 import pytest
-
 from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
 from pallas_lsp.analysis.workspace import Workspace
 
