@@ -83,6 +83,9 @@ CASES = [
     # core_barrier
     ("pltpu.core_barrier(flags, core_axis_name='core')", [("flags", "PAL002", (3,))]),
     ("pltpu.core_barrier(flags.at[0], core_axis_name='core')", []),
+    # no user semaphore at all
+    ("pltpu.sync_copy(x_hbm, o_ref)", []),
+    ("pltpu.sync_copy(x_hbm, o_ref, add=True)", []),
 ]
 
 
