@@ -318,3 +318,20 @@ def run(x):
                           scratch_shapes=[pltpu.VMEM((4, 8, 128), jnp.float32), DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "MultiPageCopy(x_hbm, buf, sems, 4)"), "PAL001", (2,))]
+
+
+def test_callable_object_as_the_kernel():
+    src = HEAD + """
+class CopyKernel:
+    def __init__(self, nslots):
+        self.nslots = nslots
+
+    def __call__(self, x_hbm, o_ref, sems):
+        pltpu.async_copy(x_hbm, o_ref, sems.at[self.nslots - 1]).wait()
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+
+def run(x):
+    return pl.pallas_call(CopyKernel(2), out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))]
