@@ -406,6 +406,16 @@ def kernel(x_hbm, o_ref, sems):
 def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[REGULAR((2,))])(x)
 """,
+"module level main": """
+def kernel(x_hbm, o_ref, sems):
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+x = jnp.zeros((8, 128), jnp.float32)
+if __name__ == "__main__":
+    with jax.default_device(jax.devices("cpu")[0]):
+        out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                             scratch_shapes=[DMA((2,))])(x)
+""",
 }
 
 A = "async_copy(x_hbm, o_ref, sems)"
@@ -454,6 +464,7 @@ EXPECTED = {
     "fori partial": [("pl.semaphore_wait(sems)", "PAL002", (2,))],
     "fori kw": [("pl.semaphore_wait(sems)", "PAL002", (2,))],
     "scan": [("pl.semaphore_wait(sems)", "PAL002", (2,))],
+    "module level main": [(A, "PAL001", (2,))],
 }
 
 
