@@ -413,20 +413,19 @@ class SemaphoreInfo:
     decl_path: str | None
 
     def describe(self) -> str:
+        """Markdown for hover: what it is, where it was declared, what to do."""
         from .values import shape_text
 
         kind = "semaphore" if self.kind == "?" else f"{self.kind} semaphore"
-        if self.dims == ():
-            what = f"one {kind} (shape `()`)"
-        elif self.dims is None:
-            what = f"a {kind} array (its shape depends on the path)"
-        else:
-            what = f"a {kind} array of shape `{shape_text(self.dims)}`: index it with `.at[...]` before a DMA or signal"
         where = ""
         if self.decl is not None:
-            where = f", declared at line {self.decl.line + 1}" if self.decl_path is None else \
-                f", declared in {self.decl_path}:{self.decl.line + 1}"
-        return f"`{self.text}`: {what}{where}"
+            where = (f", declared at line {self.decl.line + 1}" if self.decl_path is None
+                     else f", declared in {self.decl_path}:{self.decl.line + 1}")
+        if self.dims == ():
+            return f"`{self.text}`: one {kind} (shape `()`){where}."
+        shape = "a shape that depends on the path" if self.dims is None else f"shape `{shape_text(self.dims)}`"
+        return (f"`{self.text}`: an array of {kind}s, {shape}{where}. A DMA or a signal takes one "
+                f"semaphore: index it with `.at[...]`.")
 
 
 class _DocumentLines:

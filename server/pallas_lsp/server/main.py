@@ -24,6 +24,7 @@ from ..analysis.workspace import Workspace
 from . import capabilities, logs, transport, wire
 from .code_actions import KINDS, ActionBuilder
 from .diagnostics import PositionConverter
+from .hover import hover as semaphore_hover
 from .documents import DocumentStore
 from .protocol import PallasProtocol
 from .settings import ProjectConfigs, Selection, Settings, parse_settings
@@ -261,6 +262,19 @@ async def code_action(ls: PallasLanguageServer, params: types.CodeActionParams):
     except Exception:
         log.exception("building code actions for %s failed", uri)
         return []
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+async def hover(ls: PallasLanguageServer, params: types.HoverParams):
+    uri = params.text_document.uri
+    doc = ls.store.get(uri) if ls.store else None
+    if doc is None:
+        return None
+    try:
+        return await semaphore_hover(ls.store, doc, uri, params.position, ls.converter())
+    except Exception:
+        log.exception("hover for %s failed", uri)
+        return None
 
 
 # -- workspace -----------------------------------------------------------------------------

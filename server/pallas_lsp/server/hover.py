@@ -1,0 +1,43 @@
+"""textDocument/hover: what the analysis knows of the semaphore under the cursor.
+
+`sems` -> "DMA semaphore array of shape `(2,)`, declared at line 40 — index it with
+`.at[...]`"; `sems.at[slot]` -> "one DMA semaphore".  The answer comes from the values
+the last analysis run recorded (`ModuleAnalyzer.semaphore_at`), read on the analysis
+thread so it never races a run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from lsprotocol import types
+
+from .diagnostics import PositionConverter
+from .documents import Document, DocumentStore, Result
+
+
+def _position(result: Result, uri: str, pos: types.Position, converter: PositionConverter):
+    """The (line, code-point column) in the analysed text for a client position."""
+    if result.notebook is None:
+        return converter.to_server(result.lines, pos)
+    cell = next((c for c in result.notebook.cells if c.uri == uri), None)
+    if cell is None or not cell.lines:
+        return None
+    line, col = converter.to_server(list(cell.lines), pos)
+    return cell.start + line, col
+
+
+async def hover(store: DocumentStore, doc: Document, uri: str, pos: types.Position,
+                converter: PositionConverter) -> types.Hover | None:
+    result = await store.current(doc)
+    if result is None:
+        return None
+    where = _position(result, uri, pos, converter)
+    if where is None:
+        return None
+    loop = asyncio.get_running_loop()
+    info = await loop.run_in_executor(store.executor, doc.analyzer.semaphore_at, *where)
+    if info is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                     value=f"**pallas-lsp**: {info.describe()}"))
