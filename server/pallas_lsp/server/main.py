@@ -24,8 +24,8 @@ from ..analysis.workspace import Workspace
 from . import capabilities, logs, transport, wire
 from .code_actions import KINDS, ActionBuilder
 from .diagnostics import PositionConverter
-from .hover import hover as semaphore_hover
 from .documents import DocumentStore
+from .hover import hover as semaphore_hover
 from .protocol import PallasProtocol
 from .settings import ProjectConfigs, Selection, Settings, parse_settings
 
