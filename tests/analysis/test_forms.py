@@ -416,6 +416,42 @@ if __name__ == "__main__":
         out = pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
                              scratch_shapes=[DMA((2,))])(x)
 """,
+"dict of lists": """
+def kernel(x_hbm, o_ref, *, sems, bufs):
+    pltpu.async_copy(x_hbm, o_ref, sems[0]).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems[1]).wait()
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=dict(sems=[DMA, DMA((2,))], bufs=(pltpu.VMEM((8, 128), jnp.float32),)))(x)
+""",
+"list of dicts": """
+def kernel(x_hbm, o_ref, group):
+    pltpu.async_copy(x_hbm, o_ref, group["send"]).wait()
+    pltpu.async_copy(x_hbm, o_ref, group["recv"]).wait()
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[{"send": DMA, "recv": DMA((2,))}])(x)
+""",
+"dict kwargs unpack in kernel": """
+def kernel(x_hbm, o_ref, **scratch):
+    pltpu.async_copy(x_hbm, o_ref, scratch["one"]).wait()
+    pltpu.async_copy(x_hbm, o_ref, scratch["sems"]).wait()
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=dict(one=DMA, sems=DMA((2,))))(x)
+""",
+"zip over scratch": """
+def kernel(x_hbm, o_ref, bufs, sems):
+    for buf, sem in zip(bufs, sems):
+        pltpu.async_copy(x_hbm, buf, sem).wait()
+def run(x):
+    v = pltpu.VMEM((8, 128), jnp.float32)
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[(v, v), (DMA, DMA((2,)))])(x)
+""",
+"enumerate over scratch": """
+def kernel(x_hbm, o_ref, sems):
+    for i, sem in enumerate(sems):
+        pltpu.async_copy(x_hbm, o_ref, sem).wait()
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[(DMA, DMA((2,)))])(x)
+""",
 }
 
 A = "async_copy(x_hbm, o_ref, sems)"
@@ -465,6 +501,11 @@ EXPECTED = {
     "fori kw": [("pl.semaphore_wait(sems)", "PAL002", (2,))],
     "scan": [("pl.semaphore_wait(sems)", "PAL002", (2,))],
     "module level main": [(A, "PAL001", (2,))],
+    "dict of lists": [("o_ref, sems[1])", "PAL001", (2,))],
+    "list of dicts": [('o_ref, group["recv"])', "PAL001", (2,))],
+    "dict kwargs unpack in kernel": [('o_ref, scratch["sems"])', "PAL001", (2,))],
+    "zip over scratch": [("async_copy(x_hbm, buf, sem)", "PAL001", (2,))],
+    "enumerate over scratch": [("async_copy(x_hbm, o_ref, sem)", "PAL001", (2,))],
 }
 
 
