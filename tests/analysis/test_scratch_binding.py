@@ -481,3 +481,27 @@ def run(x):
     assert found(src) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
     old_names = src.replace("out_type=", "out_shape=").replace("scratch_types=", "scratch_shapes=")
     assert found(old_names) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
+
+
+def test_grid_specs_with_positional_arguments():
+    """`PrefetchScalarGridSpec(num_scalar_prefetch, grid, in_specs, out_specs,
+    scratch_shapes)` and `GridSpec(grid, in_specs, out_specs, scratch_shapes)`."""
+    src = HEAD + """
+ANY = pl.BlockSpec(memory_space=pl.ANY)
+
+def kernel(idx_ref, x_hbm, o_ref, sems, one):
+    pltpu.async_copy(x_hbm, o_ref, one).wait()
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def kernel2(x_hbm, o_ref, sems, one):
+    pltpu.async_copy(x_hbm, o_ref, one).wait()
+    pl.semaphore_wait(sems)
+
+def run(idx, x):
+    spec = pltpu.PrefetchScalarGridSpec(1, (1,), [ANY], ANY, [DMA((2,)), DMA])
+    spec2 = pl.GridSpec((1,), [ANY], ANY, [REGULAR((3,)), REGULAR])
+    return (pl.pallas_call(kernel, OUT, grid_spec=spec)(idx, x),
+            pl.pallas_call(kernel2, OUT, grid_spec=spec2)(x))
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,)),
+                          (line_of(src, "semaphore_wait(sems)"), "PAL002", (3,))]
