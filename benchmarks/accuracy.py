@@ -137,6 +137,41 @@ def rel_tmp(path: Path, tmp: Path) -> str:
     return str(Path(path).relative_to(tmp))
 
 
+TPU_INTERPRETER = 'interpret=__import__("jax.experimental.pallas.tpu", fromlist=["_"]).InterpretParams()'
+
+
+def run_on_tpu_interpreter(rows, tmp: Path, jobs: int) -> None:
+    """Run again, under the TPU interpreter, the mutants JAX accepts when tracing.
+
+    JAX does not check waits and reads when tracing, but `pltpu.InterpretParams()`
+    fails at run time on a whole-array semaphore there.  Each mutant is paired with its
+    unmutated module run the same way (the control): `r["tpu"]` is "fails" only when the
+    mutant fails and the control passes.  Modules that only trace (`jax.make_jaxpr`)
+    (all or in part) are left out: "not run".
+    """
+    pairs, controls = [], {}
+    for i, r in enumerate(rows):
+        m = r["mutant"]
+        if "interpret=True" not in m.source or "make_jaxpr" in m.source:
+            r["tpu"] = "not run"
+            continue
+        d = tmp / f"t{i:04d}"
+        d.mkdir()
+        mutant_file = write_mutant(dataclasses.replace(
+            m, source=m.source.replace("interpret=True", TPU_INTERPRETER)), d)[0]
+        if m.path not in controls:
+            c = tmp / f"c{len(controls):04d}"
+            c.mkdir()
+            original = m.path.read_text().replace("interpret=True", TPU_INTERPRETER)
+            controls[m.path] = write_mutant(dataclasses.replace(m, source=original), c)[0]
+        pairs.append((r, mutant_file, controls[m.path]))
+    recs = run_jax([f for _, f, _ in pairs] + list(controls.values()), jobs=jobs)
+    for r, mutant_file, control in pairs:
+        got = recs.get(os.path.realpath(mutant_file), {"status": "error"})
+        ok = recs.get(os.path.realpath(control), {"status": "error"})["status"] == "ok"
+        r["tpu"] = "fails" if ok and got["status"] != "ok" else "runs" if ok else "no control"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jax", action="store_true", help="also trace every mutant with JAX")
@@ -205,6 +240,7 @@ def run(args, workspace, modules, tmp: Path) -> int:
             got = [recs.get(os.path.realpath(f), none) for f in r["entries"]]
             r["jax"] = next((g for g in got if g["status"] == "sem_error"),
                             got[0] if got else none)
+        run_on_tpu_interpreter([r for r in direct if r["jax"]["status"] == "ok"], tmp, args.jobs)
 
     disagreements = report(args, modules, direct, indirect, false_errors, false_warnings,
                            rate, analysis_s)
@@ -275,13 +311,18 @@ def report(args, modules, direct, indirect, false_errors, false_warnings, rate, 
         elif not f.message.startswith(want):
             print(f"  shape/wording differs: {r['mutant'].label}: JAX {want!r} / analyzer "
                   f"{f.message.split(' — ')[0]!r}")
-    print(f"direct mutants JAX accepts: {len(accepted)}")
+    at_run = sum(1 for r in accepted if r.get("tpu") == "fails")
+    print(f"direct mutants JAX accepts: {len(accepted)} ({at_run} of them fail at run time "
+          f"under the TPU interpreter, pltpu.InterpretParams())")
     for r in accepted:
         verdict = r["finding"].severity if r["finding"] else None
         if verdict == "error" and r["mutant"].call != "core_barrier":
             disagreements.append(r)
+        tpu = {"fails": "; the TPU interpreter fails on it at run time",
+               "runs": "; it also runs under the TPU interpreter",
+               "not run": "; (the module is only traced)"}.get(r.get("tpu"), "")
         print(f"  {r['mutant'].label}: {why_jax_accepts(r['mutant'], verdict)}"
-              f" [analyzer: {verdict or 'silent'}]")
+              f" [analyzer: {verdict or 'silent'}]{tpu}")
     for r in broken:
         print(f"  JAX failed for another reason: {r['mutant'].label}: {r['jax']['message']}")
     other = [r for r in direct if "fixed_jax" in r]
