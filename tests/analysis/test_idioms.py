@@ -328,3 +328,104 @@ def run(x, use_gather_bank, banks):
                  .replace("if use_gather_bank else DMA][1:]", "if True else DMA][1:]")) == []
     assert found(src.replace("use_gather_bank=use_gather_bank), out_shape", "use_gather_bank=False), out_shape")
                  .replace("if use_gather_bank else DMA][1:]", "if False else DMA][1:]")) == []
+
+
+ASYNC_FUTURES = HEAD + """
+def make_async_copy(target_memory_space=None):
+    \"\"\"Our own start/done pair (not Pallas's make_async_copy): the semaphore is an
+    output of the start kernel and an input of the done kernel.\"\"\"
+    if target_memory_space is None:
+        target_memory_space = pl.ANY
+
+    def copy_start(x):
+        def copy_start_kernel(x_ref, aliased_x_ref, o_ref, sem):
+            del aliased_x_ref
+            pltpu.make_async_copy(x_ref, o_ref, {start_sem}).start()
+
+        x, out, sem = pl.pallas_call(
+            copy_start_kernel,
+            out_shape=(
+                jax.ShapeDtypeStruct(x.shape, x.dtype),
+                target_memory_space(x.shape, x.dtype),
+                {decl},
+            ),
+            in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+            out_specs=(
+                pl.BlockSpec(memory_space=pl.ANY),
+                pl.BlockSpec(memory_space=target_memory_space),
+                pl.BlockSpec(memory_space=pltpu.SEMAPHORE),
+            ),
+            input_output_aliases={{0: 0}},
+        )(x)
+        return x, (out, sem)
+
+    def copy_done(x, future):
+        out, sem = future
+
+        def copy_done_kernel(x_ref, o_ref, sem, aliased_o_ref):
+            del aliased_o_ref
+            pltpu.make_async_copy(x_ref, o_ref, {done_sem}).wait()
+
+        return pl.pallas_call(
+            copy_done_kernel,
+            out_shape=target_memory_space(x.shape, x.dtype),
+            in_specs=[pl.BlockSpec(memory_space=pl.ANY), pl.BlockSpec(memory_space=target_memory_space),
+                      pl.BlockSpec(memory_space=pltpu.SEMAPHORE)],
+            out_specs=pl.BlockSpec(memory_space=target_memory_space),
+            input_output_aliases={{1: 0}},
+        )(x, out, sem)
+
+    return copy_start, copy_done
+
+
+@jax.jit
+def f(x):
+    copy_start, copy_done = make_async_copy()
+    x, fut = copy_start(x)
+    return copy_done(x, fut)
+"""
+
+
+def test_async_copy_futures_across_pallas_calls_correct():
+    src = "\n" + ASYNC_FUTURES.format(decl="pltpu.SemaphoreType.DMA(())", start_sem="sem", done_sem="sem")
+    assert found(src) == []
+
+
+def test_async_copy_futures_across_pallas_calls_with_a_semaphore_array():
+    src = "\n" + ASYNC_FUTURES.format(decl="pltpu.SemaphoreType.DMA((2,))", start_sem="sem", done_sem="sem")
+    assert found(src) == [
+        (line_of(src, "(x_ref, o_ref, sem).start()"), "PAL001", (2,)),
+        (line_of(src, "(x_ref, o_ref, sem).wait()"), "PAL003", (2,)),
+    ]
+    indexed = "\n" + ASYNC_FUTURES.format(decl="pltpu.SemaphoreType.DMA((2,))", start_sem="sem.at[0]",
+                                          done_sem="sem.at[0]")
+    assert found(indexed) == []
+
+
+def test_semaphore_future_passed_through_helpers():
+    """The start kernel's semaphore output travels in a (out, sem) "future" through a
+    helper into the done kernel, which waits on it (PAL003 for the array)."""
+    src = HEAD + """
+ANY = pl.BlockSpec(memory_space=pl.ANY)
+SEM = pl.BlockSpec(memory_space=pltpu.SEMAPHORE)
+
+def start_kernel(x_ref, aliased, o_ref, sem):
+    pltpu.make_async_copy(x_ref, o_ref, sem.at[0]).start()
+
+def done_kernel(x_ref, o_ref, sem, aliased_o):
+    pltpu.make_async_copy(x_ref, o_ref, sem).wait()
+
+def start(x):
+    y, out, sem = pl.pallas_call(start_kernel, out_shape=(OUT, OUT, pltpu.SemaphoreType.DMA((2,))),
+                                 in_specs=[ANY], out_specs=(ANY, ANY, SEM))(x)
+    return y, (out, sem)
+
+def done(x, future):
+    out, sem = future
+    return pl.pallas_call(done_kernel, out_shape=x, in_specs=[ANY, ANY, SEM], out_specs=ANY)(x, out, sem)
+
+def f(x):
+    y, fut = start(x)
+    return done(y, fut)
+"""
+    assert found(src) == [(line_of(src, "(x_ref, o_ref, sem).wait()"), "PAL003", (2,))]
