@@ -225,11 +225,13 @@ _ALIAS_CACHE: dict[str, frozenset] = {}
 
 
 def _alias_names(block) -> frozenset:
-    """Names a non-definition block binds when it mentions a semaphore-creating API."""
+    """Names a block binds when it mentions a semaphore-creating API: aliases and imports
+    of one, and functions that use one (their callers may hand on what they create)."""
     names = _ALIAS_CACHE.get(block.text)
     if names is None:
         names = frozenset()
-        if not _is_definition(block) and _CREATOR_ALIASES.search(block.text):
+        pattern = _CREATORS if _is_definition(block) else _CREATOR_ALIASES
+        if pattern.search(block.text):
             names = block_names(block)
         if len(_ALIAS_CACHE) > 20000:
             _ALIAS_CACHE.clear()

@@ -1361,18 +1361,19 @@ class Interpreter:
             # No semaphore reaches the kernel: running it with unknown refs finds nothing
             # its own (standalone) entry does not.
             return
+        # Operands keep their values (a semaphore output of one pallas_call can be the
+        # input of the next), but not the helper-call sites outside the kernel: a kernel
+        # is where its refs are used.
+        front = ([Arg(map_sems(a.value, lambda s: s.with_site(None) if s.site else s)) for a in operands]
+                 if operands is not None else [])
         if tail is None:
-            args = [STAR]
-        elif outs is None:
-            # How many outputs is unknown, but scratch refs are always the last
-            # parameters: bind them from the end.
-            args = [STAR] + tail
-        elif operands is None:
-            args = [STAR] + [Arg(v) for v in outs] + tail
+            args = front + [STAR]
+        elif outs is None or operands is None:
+            # How many outputs (or operands) is unknown, but scratch refs are always the
+            # last parameters: bind them from the end.
+            args = front + [STAR] + ([Arg(v) for v in outs] if outs is not None and operands is None else []) + tail
         else:
-            # Operands keep their values: a semaphore output of one pallas_call can be
-            # the input of the next.
-            args = [Arg(a.value) for a in operands] + [Arg(v) for v in outs] + tail
+            args = front + [Arg(v) for v in outs] + tail
         self.call(kernel, args, kw, node, frame, helper=False)
 
     def call_special(self, sp, args, kwargs, node, frame):
