@@ -60,12 +60,15 @@ def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role
     ctx.findings.append(raw)
 
 
-def report_inside_indexing_helpers(findings, indexed_sites):
+def report_inside_indexing_helpers(findings, indexed_sites, kernel_nodes=frozenset()):
     """A helper that indexes the array it was given (`sems.at[i]` somewhere) knows it is
-    an array: its use of the whole array is the bug, so report it there, not at the call
-    site that passed the array."""
+    an array, and so does a function that is itself a kernel (it gets the array straight
+    from scratch elsewhere): their use of the whole array is the bug, so report it there,
+    not at the call site that passed the array."""
     for raw in findings:
-        if raw.site is None or id(raw.site) not in indexed_sites or raw.inner is None:
+        if raw.site is None or raw.inner is None:
+            continue
+        if id(raw.site) not in indexed_sites and raw.site.callee_node not in kernel_nodes:
             continue
         at, stmt, call, direct, slice_names, loop_var = raw.inner
         if at.path is not None or _is_at(at.node):

@@ -381,7 +381,7 @@ class ModuleAnalyzer:
             pass
         except Exception:
             log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
-        checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites)
+        checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites, ctx.kernel_nodes)
         checks.index_hints(ctx.findings, ctx.views)
         for raw in ctx.findings:
             decl = raw.sem.decl

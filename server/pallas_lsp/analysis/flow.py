@@ -136,6 +136,7 @@ class Context:
         self.indexed_decls = set()  # id() of declaration nodes whose arrays are indexed somewhere
         self.views = []             # (block, Name/Attribute node, Sem): what hover shows
         self.indexed_sites = set()  # id() of Sites whose arrays a helper indexes itself
+        self.kernel_nodes = set()   # defs invoked as kernels (by pallas_call & co.)
 
     def tick(self):
         self.steps += 1
@@ -900,6 +901,11 @@ class Interpreter:
                                       helper=helper)
         if isinstance(callee, ClassV):
             return self.instantiate(callee, args, kwargs, node, frame)
+        if isinstance(callee, Instance):
+            method = callee.cls.lookup("__call__")
+            if isinstance(method, Func):
+                return self.call_function(method, [Arg(callee, None)] + args, kwargs, node, frame, helper=helper)
+            return UNKNOWN
         if isinstance(callee, Special):
             return self.call_special(callee, args, kwargs, node, frame)
         if isinstance(callee, SemType) and not args and not kwargs:
@@ -920,11 +926,8 @@ class Interpreter:
     def call_function(self, func, args, kwargs, node, frame, helper=True, loop_body=False):
         func.analysed = True
         ctx = self.ctx
-        if func.node is None:  # a top-level def parsed on first call
-            tree = func.block.tree
-            if tree is None or not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-                return UNKNOWN
-            func.node = tree.body[0]
+        if func.node is None and _resolve_lazy(func) is None:  # a top-level def parsed on first call
+            return UNKNOWN
         if frame.depth >= MAX_DEPTH:
             return UNKNOWN
         fnode = func.node
@@ -1048,7 +1051,7 @@ class Interpreter:
             if arg is None:
                 return value
             direct = isinstance(value, Sem)
-            site = Site(frame.loc(arg.node), frame.loc(call_node), frame.loc(stmt), func.name, direct)
+            site = Site(frame.loc(arg.node), frame.loc(call_node), frame.loc(stmt), func.name, direct, fnode)
             return map_sems(value, lambda s: s if s.site is not None else s.with_site(site))
 
         a = fnode.args
@@ -1094,7 +1097,7 @@ class Interpreter:
         if q in ("pl.pallas_call", "pl.kernel", "plgpu.kernel"):
             return self.pallas_call(q, args, kwargs, node, frame)
         if q in api.GRID_SPECS:
-            return self.grid_spec(args, kwargs)
+            return self.grid_spec(args, kwargs, q)
         if q == "pl.run_scoped":
             if not args or args[0] is STAR:
                 return UNKNOWN
@@ -1185,7 +1188,10 @@ class Interpreter:
         if q == "zip":
             if not args or STAR in args:
                 return UNKNOWN
-            return SeqOf(Seq(tuple(element(a.value) for a in args)))
+            vals = [a.value for a in args]
+            if all(isinstance(v, Seq) for v in vals):
+                return Seq(tuple(Seq(items) for items in zip(*(v.items for v in vals))))
+            return SeqOf(Seq(tuple(element(v) for v in vals)))
         if q in ("reversed", "sorted", "iter"):
             v = args[0].value if args and args[0] is not STAR else UNKNOWN
             return SeqOf(element(v))
@@ -1306,7 +1312,14 @@ class Interpreter:
             checks.check_semaphore(self.ctx, code, verb, value, loc, desc.call, frame,
                                    f"descriptor.{method}", role=role, remote=desc.remote, stmt=desc.stmt)
 
-    def grid_spec(self, args, kwargs):
+    def grid_spec(self, args, kwargs, q="pl.GridSpec"):
+        names = (("num_scalar_prefetch",) if q == "pltpu.PrefetchScalarGridSpec" else ()) + \
+            ("grid", "in_specs", "out_specs", "scratch_shapes")
+        kwargs = dict(kwargs)
+        for name, a in zip(names, args):
+            if a is STAR:
+                break
+            kwargs.setdefault(name, a)
         n = kwargs.get("num_scalar_prefetch")
         n_value = n.value.value if n is not None and isinstance(n.value, Const) else (0 if n is None else None)
         scratch = kwargs.get("scratch_shapes")
@@ -1344,6 +1357,7 @@ class Interpreter:
         if self.ctx.silent:
             return
         kernel, outs, scratch, node, frame, _ = callable_.data
+        self.ctx.kernel_nodes.update(_function_nodes(kernel))
         kw = {}
         if isinstance(scratch, SeqTail):
             outs = None  # the leading scratch count is unknown: bind the tail from the end
@@ -1446,6 +1460,34 @@ class Interpreter:
             return args[0].value if args and args[0] is not STAR else UNKNOWN
         self.callbacks_unknown_call(args, kwargs, frame)
         return UNKNOWN
+
+
+def _resolve_lazy(func):
+    """The def of a top-level function whose block was not parsed yet (parse it now)."""
+    tree = func.block.tree
+    if tree is None or not tree.body or not isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    func.node = tree.body[0]
+    return func.node
+
+
+def _function_nodes(value, depth=0):
+    """The defs a callable value stands for (through partials, choices, callable objects)."""
+    if depth > 4:
+        return set()
+    if isinstance(value, Func):
+        node = value.node if value.node is not None else _resolve_lazy(value)
+        return {node} if node is not None else set()
+    if isinstance(value, Partial):
+        return _function_nodes(value.func, depth + 1)
+    if isinstance(value, Choice):
+        out = set()
+        for o in value.options:
+            out |= _function_nodes(o, depth + 1)
+        return out
+    if isinstance(value, Special) and value.kind == "with_scoped":
+        return _function_nodes(value.data[0], depth + 1)
+    return set()
 
 
 def _catches_import_error(handler) -> bool:

@@ -86,6 +86,7 @@ class Site:
     stmt: Loc             # the statement holding the call (for the assertion guard)
     callee: str           # helper name, for messages
     direct: bool = True   # the argument itself is the semaphore (not a tuple holding it)
+    callee_node: Any = None  # the helper's def (is it also a kernel?)
 
 
 @dataclass(frozen=True, eq=False)
