@@ -38,7 +38,13 @@ class RawFinding:
     inner: tuple | None = None             # where the check itself happened (inside the helper)
 
 
-def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None):
+def call_context(call_loc, frame):
+    """What the index suggestion needs from where a call is: (slice names, loop variable)."""
+    return _slice_names(call_loc, frame), _loop_var(frame)
+
+
+def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None,
+                    context=None):
     """Record a finding when `value` is a semaphore array (anything else: silent)."""
     if ctx.silent or not isinstance(value, Sem) or value.scalar:
         return
@@ -48,7 +54,8 @@ def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role
     inner_at = loc or call_loc
     inner = None
     if inner_at is not None:
-        inner = (inner_at, stmt, call_loc, loc is not None, _slice_names(call_loc, frame), _loop_var(frame))
+        slice_names, loop_var = context if context is not None else call_context(call_loc, frame)
+        inner = (inner_at, stmt, call_loc, loc is not None, slice_names, loop_var)
     if site is not None:
         raw = RawFinding(code, verb, api_name, value, site.arg, site.stmt, site.call, (site.callee, inner_at),
                          site.direct, role, remote, site=site, inner=inner)
@@ -126,6 +133,9 @@ def _index_suggestion(raw: RawFinding, rank: int) -> tuple[str, ...]:
     hint = raw.index_hint if raw.index_hint and len(raw.index_hint) == rank else None
     if hint and rank > 1 and not (set(hint) & existing):
         return hint
+    sibling = _sibling_index(raw, at_node, rank)
+    if sibling is not None and not (set(sibling) & existing):
+        return sibling
     neighbour = _neighbour_slot(raw, at_node, existing)
     if neighbour is not None:
         return (neighbour,) + ("0",) * (rank - 1)
@@ -134,6 +144,26 @@ def _index_suggestion(raw: RawFinding, rank: int) -> tuple[str, ...]:
     if raw.loop_var and raw.loop_var not in existing:
         return (raw.loop_var,) + ("0",) * (rank - 1)
     return ("0",) * rank
+
+
+_SEM_KEYWORDS = {"send_sem": 2, "recv_sem": 3}
+
+
+def _sibling_index(raw, at_node, rank):
+    """For a remote copy, the full index the other semaphore argument uses (send_sem and
+    recv_sem are usually indexed alike)."""
+    call = raw.call.node if raw.call is not None else None
+    if not raw.remote or not isinstance(call, ast.Call):
+        return None
+    sems = [a for i, a in enumerate(call.args) if i in (2, 3)]
+    sems += [k.value for k in call.keywords if k.arg in _SEM_KEYWORDS]
+    for a in sems:
+        if a is at_node or not _is_at(a):
+            continue
+        elts = _index_elts(a)
+        if len(elts) == rank and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in elts):
+            return tuple(raw.call.block.segment(e) for e in elts)
+    return None
 
 
 def _neighbour_slot(raw, at_node, existing):

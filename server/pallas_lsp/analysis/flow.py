@@ -196,7 +196,8 @@ class Interpreter:
             return self.exec_if(s, frame)
         elif t in (ast.For, ast.AsyncFor):
             it = self.eval(s.iter, frame)
-            loop_var = isinstance(s.target, ast.Name) and not isinstance(it, Seq)
+            loop_var = isinstance(s.target, ast.Name) and not (
+                isinstance(it, Seq) and not all(isinstance(x, Const) for x in it.items))
             if loop_var:
                 frame.loops.append(s.target.id)
             try:
@@ -564,6 +565,8 @@ class Interpreter:
         inner.stmt = frame.stmt
         for gen in node.generators:
             self.assign(gen.target, element(self.eval(gen.iter, inner)), inner)
+            if isinstance(gen.target, ast.Name):
+                inner.loops.append(gen.target.id)
             for cond in gen.ifs:
                 self.eval(cond, inner)
         value = self.eval(elt, inner)
@@ -1296,6 +1299,7 @@ class Interpreter:
             frame.loc(dst.node) if dst and dst.node is not None else None,
             frame.loc(src.node) if src and src.node is not None else None,
             call_loc, spec.remote, frame.loc(frame.stmt) if frame.stmt is not None else call_loc,
+            checks.call_context(call_loc, frame),
         )
         if spec.action == "start":
             self.descriptor_method(desc, "start", node, frame)
@@ -1310,7 +1314,8 @@ class Interpreter:
                 continue
             loc = desc.dst_loc if role == "dst" else desc.src_loc
             checks.check_semaphore(self.ctx, code, verb, value, loc, desc.call, frame,
-                                   f"descriptor.{method}", role=role, remote=desc.remote, stmt=desc.stmt)
+                                   f"descriptor.{method}", role=role, remote=desc.remote, stmt=desc.stmt,
+                                   context=desc.context)
 
     def grid_spec(self, args, kwargs, q="pl.GridSpec"):
         names = (("num_scalar_prefetch",) if q == "pltpu.PrefetchScalarGridSpec" else ()) + \

@@ -220,6 +220,7 @@ class Descriptor:
     call: Loc | None      # the builder call (for fixes: neighbouring src/dst refs)
     remote: bool = False
     stmt: Loc | None = None  # the statement holding the builder call
+    context: tuple = (frozenset(), None)  # (slice names, loop variable) where it was built
 
 
 @dataclass(frozen=True, eq=False)
@@ -292,7 +293,7 @@ def join(a, b):
         return a
     if isinstance(a, Descriptor) and isinstance(b, Descriptor):
         return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
-                          a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt)
+                          a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt, a.context)
     return UNKNOWN
 
 
