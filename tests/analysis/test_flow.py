@@ -567,3 +567,36 @@ def run(x, inline):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))]
+
+
+@pytest.mark.parametrize("params", ["x, inline_seq_dim", "x, *, inline_seq_dim=True", "x, inline_seq_dim=True"])
+def test_paged_attention_shape_reports_once_at_the_descriptor(params):
+    """JAX's paged attention in small: the blocked kernel builds a descriptor object with
+    the (wrongly) whole array; the inline kernel calls the blocked kernel; `run` picks
+    one by a flag that callers may set either way (an uncalled entry point: its keyword
+    defaults are not known to be used). One bug, one finding: at the descriptor."""
+    src = HEAD + f"""
+class Copy:
+    def __init__(self, src, dst, sem):
+        self._src, self._dst, self._sem = src, dst, sem
+
+    def start(self):
+        pltpu.make_async_copy(self._src, self._dst, self._sem).start()
+
+
+def blocked_kernel(x_hbm, o_ref, sems):
+    Copy(x_hbm, o_ref, sems).start()
+
+
+def inline_kernel(x_hbm, o_ref, sems):
+    def body(i, carry):
+        blocked_kernel(x_hbm, o_ref, sems)
+        return carry
+    jax.lax.fori_loop(0, 4, body, 0)
+
+
+def run({params}):
+    kernel = inline_kernel if inline_seq_dim else blocked_kernel
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "Copy(x_hbm, o_ref, sems)"), "PAL001", (2,))]
