@@ -133,3 +133,23 @@ def run(x):
     assert f.shape == (1,)
     assert f.fix.index == ("0",)
     assert f.fix.scalar_decl is None
+
+
+def test_index_from_the_sibling_semaphore_and_comprehension_variable():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, send_sems, recv_sems):
+    slot = pl.program_id(0) % 2
+    dev = jax.lax.axis_index("x")
+    pltpu.make_async_remote_copy(x_hbm, o_ref, send_sems.at[slot], recv_sems, device_id=dev).start()
+    copies = [pltpu.make_async_copy(x_hbm.at[k], o_ref, send_sems) for k in range(2)]
+    for c in copies:
+        c.start()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, grid=(2,), scratch_shapes=[DMA((2,)), DMA((2,))])(x)
+"""
+    remote, comp = analyze(src)
+    assert (remote.span.line + 1, remote.fix.sem_text, remote.fix.index) == (
+        line_of(src, "send_sems.at[slot], recv_sems"), "recv_sems", ("slot",))
+    assert (comp.span.line + 1, comp.fix.sem_text, comp.fix.index) == (
+        line_of(src, "for k in range(2)]"), "send_sems", ("k",))
