@@ -429,3 +429,57 @@ def f(x):
     return done(y, fut)
 """
     assert found(src) == [(line_of(src, "(x_ref, o_ref, sem).wait()"), "PAL003", (2,))]
+
+
+BIDI_FUTURES = HEAD + """
+SEM = pl.BlockSpec(memory_space=pltpu.SEMAPHORE)
+ANY = pl.BlockSpec(memory_space=pl.ANY)
+
+def make_bidi(axis_name):
+    def copy_start(x):
+        def copy_start_kernel(x_ref, aliased_x_ref, o_ref, left_sems, right_sems):
+            right = jax.lax.axis_index(axis_name) + 1
+            pltpu.make_async_remote_copy(x_ref, o_ref, right_sems[0], right_sems[1], device_id=right).start()
+
+        x, out, left_sems, right_sems = pl.pallas_call(
+            copy_start_kernel,
+            out_shape=(jax.ShapeDtypeStruct(x.shape, x.dtype), pl.ANY(x.shape, x.dtype),
+                       (pltpu.SemaphoreType.DMA({shape}),) * 2, (pltpu.SemaphoreType.DMA({shape}),) * 2),
+            in_specs=[ANY], out_specs=(ANY, ANY, (SEM,) * 2, (SEM,) * 2),
+            input_output_aliases={{0: 0}},
+        )(x)
+        return x, (out, left_sems, right_sems)
+
+    def send_done(x, future):
+        _, (send_left_sem, _), (send_right_sem, _) = future
+
+        def send_done_kernel(x_ref, send_left_sem, send_right_sem, aliased_o_ref):
+            pltpu.make_async_copy(x_ref, x_ref, send_right_sem).wait()
+
+        return pl.pallas_call(send_done_kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                              in_specs=[ANY, SEM, SEM], out_specs=ANY, input_output_aliases={{0: 0}})(
+            x, send_left_sem, send_right_sem)
+
+    return copy_start, send_done
+
+def f(x):
+    copy_start, send_done = make_bidi("x")
+    x, fut = copy_start(x)
+    return send_done(x, fut)
+"""
+
+
+def test_semaphore_tuples_in_out_shape_correct():
+    """JAX's bidirectional collective-permute futures: `(DMA(()),) * 2` outputs arrive as
+    tuples of refs, travel in a future and are waited on by another kernel."""
+    assert found("\n" + BIDI_FUTURES.format(shape="()")) == []
+
+
+def test_semaphore_tuples_in_out_shape_with_arrays():
+    src = "\n" + BIDI_FUTURES.format(shape="(2,)")
+    remote = line_of(src, "right_sems[0], right_sems[1]")
+    assert found(src) == [
+        (remote, "PAL001", (2,)),
+        (remote, "PAL001", (2,)),
+        (line_of(src, "(x_ref, x_ref, send_right_sem).wait()"), "PAL003", (2,)),
+    ]
