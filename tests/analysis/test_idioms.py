@@ -483,3 +483,37 @@ def test_semaphore_tuples_in_out_shape_with_arrays():
         (remote, "PAL001", (2,)),
         (line_of(src, "(x_ref, x_ref, send_right_sem).wait()"), "PAL003", (2,)),
     ]
+
+
+STATEFUL_FUTURES = HEAD + """
+SEM = pl.BlockSpec(memory_space=pltpu.SEMAPHORE)
+
+def make_stateful_async_copy():
+    def copy_start(x_ref, o_ref):
+        def copy_start_kernel(sem):
+            pltpu.make_async_copy(x_ref, o_ref, sem).start()
+
+        return pl.pallas_call(copy_start_kernel, out_shape=pltpu.SemaphoreType.DMA({shape}),
+                              out_specs=SEM)()
+
+    def copy_done(x_ref, o_ref, future):
+        def copy_done_kernel(sem):
+            pltpu.make_async_copy(x_ref, o_ref, sem).wait()
+
+        () = pl.pallas_call(copy_done_kernel, out_shape=(), in_specs=[SEM])(future)
+
+    return copy_start, copy_done
+
+def body(refs):
+    copy_start, copy_done = make_stateful_async_copy()
+    x_ref, y_ref = refs
+    fut = copy_start(x_ref, y_ref)
+    copy_done(x_ref, y_ref, fut)
+"""
+
+
+def test_stateful_futures_kernel_with_only_a_semaphore_output():
+    assert found("\n" + STATEFUL_FUTURES.format(shape="()")) == []
+    src = "\n" + STATEFUL_FUTURES.format(shape="(2,)")
+    assert found(src) == [(line_of(src, "(x_ref, o_ref, sem).start()"), "PAL001", (2,)),
+                          (line_of(src, "(x_ref, o_ref, sem).wait()"), "PAL003", (2,))]
