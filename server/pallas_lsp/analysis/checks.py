@@ -35,6 +35,7 @@ class RawFinding:
     decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
     index_hint: tuple | None = None        # how the same array is indexed elsewhere
     site: object = None                    # values.Site the array came through (if any)
+    sites: tuple = ()                      # every helper call it went through, outermost first
     inner: tuple | None = None             # where the check itself happened (inside the helper)
 
 
@@ -58,7 +59,7 @@ def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role
         inner = (inner_at, stmt, call_loc, loc is not None, slice_names, loop_var)
     if site is not None:
         raw = RawFinding(code, verb, api_name, value, site.arg, site.stmt, site.call, (site.callee, inner_at),
-                         site.direct, role, remote, site=site, inner=inner)
+                         site.direct, role, remote, site=site, sites=value.sites, inner=inner)
     elif inner is not None:
         raw = RawFinding(code, verb, api_name, value, inner[0], inner[1], inner[2], None, inner[3], role, remote,
                          inner[4], inner[5])
@@ -70,18 +71,29 @@ def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role
 def report_inside_indexing_helpers(findings, indexed_sites, kernel_nodes=frozenset()):
     """A helper that indexes the array it was given (`sems.at[i]` somewhere) knows it is
     an array, and so does a function that is itself a kernel (it gets the array straight
-    from scratch elsewhere): their use of the whole array is the bug, so report it there,
-    not at the call site that passed the array."""
+    from scratch elsewhere): their use of the whole array is the bug, so the finding moves
+    inside the innermost such function: to the next helper call it makes with the array,
+    or to the DMA itself."""
     for raw in findings:
-        if raw.site is None or raw.inner is None:
+        if not raw.sites or raw.inner is None:
             continue
-        if id(raw.site) not in indexed_sites and raw.site.callee_node not in kernel_nodes:
+        aware = [i for i, s in enumerate(raw.sites)
+                 if id(s) in indexed_sites or s.callee_node in kernel_nodes]
+        if not aware:
+            continue
+        k = aware[-1]
+        if k + 1 < len(raw.sites):
+            nxt = raw.sites[k + 1]
+            raw.at, raw.stmt, raw.call, raw.direct = nxt.arg, nxt.stmt, nxt.call, nxt.direct
+            raw.via, raw.site, raw.sites = (nxt.callee, raw.inner[0]), nxt, raw.sites[k + 1:]
+            raw.slice_names, raw.loop_var = frozenset(), None
             continue
         at, stmt, call, direct, slice_names, loop_var = raw.inner
-        if at.path is not None or _is_at(at.node):
+        if at.path is not None or (_is_at(at.node) and id(raw.sites[-1]) in indexed_sites
+                                   and raw.sites[-1].callee_node not in kernel_nodes):
             continue  # the helper used a view: the caller passed the wrong rank
         raw.at, raw.stmt, raw.call, raw.direct = at, stmt, call, direct
-        raw.slice_names, raw.loop_var, raw.via, raw.site = slice_names, loop_var, None, None
+        raw.slice_names, raw.loop_var, raw.via, raw.site, raw.sites = slice_names, loop_var, None, None, ()
 
 
 def _loop_var(frame):

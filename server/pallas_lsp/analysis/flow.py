@@ -83,6 +83,10 @@ class Arg:
     node: ast.AST | None = None
 
 
+# The keyword arguments of a caller we cannot see: any (so no default is assumed).
+_ANY_KWARGS = {"**": Arg(UNKNOWN)}
+
+
 class Frame:
     """One activation: a function call, or a module block being executed."""
 
@@ -137,6 +141,7 @@ class Context:
         self.views = []             # (block, Name/Attribute node, Sem): what hover shows
         self.indexed_sites = set()  # id() of Sites whose arrays a helper indexes itself
         self.kernel_nodes = set()   # defs invoked as kernels (by pallas_call & co.)
+        self.sites = {}             # (arg, call, callee) -> Site
 
     def tick(self):
         self.steps += 1
@@ -771,8 +776,8 @@ class Interpreter:
                 return UNKNOWN
         if sem.decl is not None:
             self.ctx.indexed_decls.add(id(sem.decl.node))
-        if sem.site is not None:
-            self.ctx.indexed_sites.add(id(sem.site))
+        if sem.sites:
+            self.ctx.indexed_sites.add(id(sem.sites[-1]))  # the helper it is in indexes it
         if sem.dims is None:
             return UNKNOWN  # the rank depends on the path: so does the result
         rank = len(sem.dims)
@@ -802,7 +807,8 @@ class Interpreter:
                 pos += 1
         out.extend(dims[pos:])
         new_dims = tuple(out)
-        return Sem(sem.kind, new_dims, sem.decl, sem.site, sem.scalar_decl if not new_dims or new_dims == sem.dims else None)
+        return Sem(sem.kind, new_dims, sem.decl, sem.sites,
+                   sem.scalar_decl if not new_dims or new_dims == sem.dims else None)
 
     # ------------------------------------------------------------------ calls
     def eval_args(self, node, frame):
@@ -924,7 +930,7 @@ class Interpreter:
                 continue
             v = a.value
             if isinstance(v, (Func, Partial)):
-                self.call(v, [STAR], {}, None, frame, helper=False)
+                self.call(v, [STAR], _ANY_KWARGS, None, frame, helper=False)
 
     def call_function(self, func, args, kwargs, node, frame, helper=True, loop_body=False):
         func.analysed = True
@@ -976,11 +982,12 @@ class Interpreter:
         for obj in frame.created:
             if isinstance(obj, Func):
                 if not obj.analysed:
-                    self.call_function(obj, [STAR], {}, None, frame, helper=False)
+                    self.call_function(obj, [STAR], _ANY_KWARGS, None, frame, helper=False)
             elif isinstance(obj, ClassV):
                 for m in obj.attrs.values():
                     if isinstance(m, Func) and not m.analysed:
-                        self.call_function(m, [Arg(Instance(obj), None), STAR], {}, None, frame, helper=False)
+                        self.call_function(m, [Arg(Instance(obj), None), STAR], _ANY_KWARGS, None, frame,
+                                           helper=False)
 
     def bind(self, fnode, func, args, kwargs, call_node, frame, helper):
         """Parameters of `fnode` bound to the call's arguments.  Arguments after a STAR
@@ -1054,8 +1061,12 @@ class Interpreter:
             if arg is None:
                 return value
             direct = isinstance(value, Sem)
-            site = Site(frame.loc(arg.node), frame.loc(call_node), frame.loc(stmt), func.name, direct, fnode)
-            return map_sems(value, lambda s: s if s.site is not None else s.with_site(site))
+            key = (id(arg.node), id(call_node), id(fnode), direct)
+            site = self.ctx.sites.get(key)
+            if site is None:  # one Site per call site: repeated calls memoise alike
+                site = self.ctx.sites[key] = Site(frame.loc(arg.node), frame.loc(call_node), frame.loc(stmt),
+                                                  func.name, direct, fnode)
+            return map_sems(value, lambda s: s.through(site))
 
         a = fnode.args
         packed = {a.vararg.arg if a.vararg else None, a.kwarg.arg if a.kwarg else None} - {None}
@@ -1344,8 +1355,7 @@ class Interpreter:
             else:
                 scratch = UNKNOWN
         if isinstance(out, Seq):
-            outs = [allocate(v) if isinstance(v, SemType) or semaphore_member(getattr(v, "qname", "")) else UNKNOWN
-                    for v in out.items]
+            outs = [allocate(v) for v in out.items]  # semaphores (and tuples of them) become refs
         elif isinstance(out, (SemType, Special, Api, Mapping)):
             outs = [allocate(out) if isinstance(out, (SemType, Api)) else UNKNOWN]  # one output
         else:
@@ -1383,7 +1393,7 @@ class Interpreter:
         # Operands keep their values (a semaphore output of one pallas_call can be the
         # input of the next), but not the helper-call sites outside the kernel: a kernel
         # is where its refs are used.
-        front = ([Arg(map_sems(a.value, lambda s: s.with_site(None) if s.site else s)) for a in operands]
+        front = ([Arg(map_sems(a.value, lambda s: s.without_sites())) for a in operands]
                  if operands is not None else [])
         if tail is None:
             args = front + [STAR]
@@ -1586,7 +1596,7 @@ def _equal(a, b):
 def _sig(value, depth=0):
     """A hashable summary of an abstract value (for memoising calls)."""
     if isinstance(value, Sem):
-        return ("S", value.kind, value.dims, id(value.decl), id(value.site))
+        return ("S", value.kind, value.dims, id(value.decl), tuple(id(x) for x in value.sites))
     if isinstance(value, Const):
         try:
             hash(value.value)
@@ -1611,7 +1621,8 @@ def _same(a, b, depth=0):
     if type(a) is not type(b) or depth > 6:
         return False
     if isinstance(a, Sem):
-        return a.kind == b.kind and a.dims == b.dims and a.decl is b.decl and a.site is b.site
+        return (a.kind == b.kind and a.dims == b.dims and a.decl is b.decl and len(a.sites) == len(b.sites)
+                and all(x is y for x, y in zip(a.sites, b.sites)))
     if isinstance(a, Const):
         return type(a.value) is type(b.value) and a.value == b.value
     if isinstance(a, (Seq, SeqTail)):

@@ -96,15 +96,28 @@ class Sem:
     kind: str
     dims: tuple | None    # None: non-scalar, rank differs between paths
     decl: Loc | None
-    site: Site | None = None
+    sites: tuple = ()     # helper calls it went through, outermost first
     scalar_decl: tuple | None = None
 
     @property
     def scalar(self) -> bool:
         return self.dims == ()
 
-    def with_site(self, site):
-        return replace(self, site=site)
+    @property
+    def site(self):
+        """The outermost helper call it went through (where a finding is reported)."""
+        return self.sites[0] if self.sites else None
+
+    def through(self, site):
+        """The same semaphore, having gone through one more helper call (the outermost
+        and the two innermost calls are kept: enough to report, and bounded)."""
+        sites = self.sites + (site,)
+        if len(sites) > 3:
+            sites = (sites[0],) + sites[-2:]
+        return replace(self, sites=sites)
+
+    def without_sites(self):
+        return replace(self, sites=()) if self.sites else self
 
 
 @dataclass(frozen=True, eq=False)
@@ -343,7 +356,7 @@ def allocate(value, depth=0):
     """What Pallas passes to the kernel for a scratch / scoped type: SemTypes become Sem
     refs, pytrees keep their structure, anything else (VMEM buffers, ...) is unknown."""
     if isinstance(value, SemType):
-        return Sem(value.kind, value.dims, value.decl, None, value.scalar_decl)
+        return Sem(value.kind, value.dims, value.decl, scalar_decl=value.scalar_decl)
     if isinstance(value, Api):
         kind = semaphore_member(value.qname)
         if kind:
