@@ -600,3 +600,19 @@ def run({params}):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "Copy(x_hbm, o_ref, sems)"), "PAL001", (2,))]
+
+
+def test_keyword_defaults_apply_when_the_kernel_is_invoked():
+    """`pallas_call` does not pass `whole`, so its default (False) is what JAX traces."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, *, whole=False, nslots=2):
+    if whole:
+        pl.semaphore_wait(sems)
+    pl.semaphore_wait(sems.at[nslots - 1])
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[pltpu.SemaphoreType.REGULAR((2,))])(x)
+"""
+    assert found(src) == []
+    called_whole = src.replace("pl.pallas_call(kernel,", "pl.pallas_call(functools.partial(kernel, whole=True),")
+    assert found(called_whole) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
