@@ -486,22 +486,24 @@ def render(results, o):
                 w(f"  goal: {label:40s} " + " | ".join(
                     f"{c}: {shown} {verdict}" for c, shown, verdict in cells) + "\n")
         for server, checks in size_res["correctness"].items():
+            seen = {}  # identical verdicts of several sessions are printed once
             for when, c in checks:
                 status = "OK" if c["ok"] else "MISMATCH"
                 if when == "edits":
-                    w(f"{server} findings after edits: exact after {c['got']} of {c['expected']} "
-                      f"checked edits: {status}")
+                    text = (f"{server} findings after edits: exact after {c['got']} of "
+                            f"{c['expected']} checked edits: {status}")
                     if c["wrong_edits"]:
-                        w(f"; wrong (version, op, missing, extra) {c['wrong_edits'][:3]}")
-                    w("\n")
-                    continue
-                w(f"{server} findings {when}: {c['got']} on {c['expected']} deliberate "
-                  f"mistakes: {status}")
-                if c["missing"]:
-                    w(f"; missing (0-based line, code) {c['missing'][:8]}")
-                if c["extra"]:
-                    w(f"; extra {c['extra'][:8]}")
-                w("\n")
+                        text += f"; wrong (version, op, missing, extra) {c['wrong_edits'][:3]}"
+                else:
+                    text = (f"{server} findings {when}: {c['got']} on {c['expected']} deliberate "
+                            f"mistakes: {status}")
+                    if c["missing"]:
+                        text += f"; missing (0-based line, code) {c['missing'][:8]}"
+                    if c["extra"]:
+                        text += f"; extra {c['extra'][:8]}"
+                seen[text] = seen.get(text, 0) + 1
+            for text, n in seen.items():
+                w(text + (f" (in {n} sessions)" if n > 1 else "") + "\n")
         if size_res.get("profile"):
             w(f"profile of pallas-lsp during a separate {size:,}-line session:\n")
             w(size_res["profile"])
