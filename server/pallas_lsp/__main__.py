@@ -24,9 +24,9 @@ def _tcp_address(text: str) -> str:
     return text
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from . import cli
-
+def build_parser(with_check: bool = True) -> argparse.ArgumentParser:
+    """The command line.  `with_check=False` leaves out the `check` options, so serving
+    LSP does not import the CLI (a faster start)."""
     parser = argparse.ArgumentParser(
         prog="pallas-lsp",
         description="Language server and CI checker for JAX Pallas TPU kernels: finds "
@@ -45,13 +45,17 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check Python files and folders for non-scalar Pallas semaphores. "
                     "Exit status: 0 clean (warnings allowed), 1 errors found, 2 usage error.",
     )
-    cli.add_arguments(check)
+    if with_check:
+        from . import cli
+
+        cli.add_arguments(check)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(with_check="check" in argv).parse_args(argv)
     if args.command == "check":
         from . import cli
 

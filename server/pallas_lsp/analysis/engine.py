@@ -239,11 +239,21 @@ def _alias_names(block) -> frozenset:
     return names
 
 
-def _creator_pattern(names):
-    extra = [re.escape(n) for n in names if n.isidentifier() and n != STAR_IMPORT]
-    if not extra:
-        return _CREATORS
-    return re.compile(_CREATORS.pattern + r"|\b(?:" + "|".join(sorted(extra)) + r")\b")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+_CREATES_CACHE: dict[str, tuple] = {}
+
+
+def _may_create(block, creators) -> bool:
+    """Whether a block mentions a semaphore-creating API or a name bound to one (checked
+    on the block's identifiers, computed once per text)."""
+    cached = _CREATES_CACHE.get(block.text)
+    if cached is None:
+        if len(_CREATES_CACHE) > 20000:
+            _CREATES_CACHE.clear()
+        cached = _CREATES_CACHE[block.text] = (bool(_CREATORS.search(block.text)),
+                                               frozenset(_WORD.findall(block.text)))
+    direct, words = cached
+    return direct or not creators.isdisjoint(words)
 
 
 class ModuleAnalyzer:
@@ -307,7 +317,6 @@ class ModuleAnalyzer:
         creators = self._creator_names(blocks, changed)
         creators_changed = creators != self._creators
         self._creators = creators
-        creator_re = _creator_pattern(creators)
         entries = {}
         raws = []
         ran = 0
@@ -316,7 +325,7 @@ class ModuleAnalyzer:
             if cached is None or (changed_names and not changed_names.isdisjoint(cached[1])) \
                     or (ws_changed and cached[2] and not self._external_valid(cached[1])) \
                     or (creators_changed and _SKIPPED in cached[1]):
-                if _is_definition(block) and not creator_re.search(block.text):
+                if _is_definition(block) and not _may_create(block, creators):
                     # A function or class that creates no semaphore itself: run with
                     # unknown arguments it cannot find anything; the entries that give
                     # it semaphores analyse it.

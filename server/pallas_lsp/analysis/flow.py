@@ -952,7 +952,7 @@ class Interpreter:
         if active in ctx.active:
             return UNKNOWN  # the same call again inside itself: unbounded recursion
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
-        nonlocals = _nonlocal_names(fnode)
+        nonlocals = _nonlocal_names(fnode, func.block.text if func.block is not None else None)
         if nonlocals:
             callee_frame.nonlocals = nonlocals
             for name in nonlocals:
@@ -1512,9 +1512,11 @@ def _catches_import_error(handler) -> bool:
                                for n in names)
 
 
-def _nonlocal_names(fnode) -> frozenset:
+def _nonlocal_names(fnode, func_block_text=None) -> frozenset:
     """Names a function declares `nonlocal` (its assignments write to the enclosing frame)."""
     cached = _NONLOCALS.get(fnode)
+    if cached is None and func_block_text is not None and "nonlocal" not in func_block_text:
+        cached = _NONLOCALS[fnode] = frozenset()  # the common case, without walking the body
     if cached is None:
         out = set()
         stack = list(fnode.body) if not isinstance(fnode, ast.Lambda) else []
