@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import itertools
 import re
 import warnings
 
@@ -26,7 +27,7 @@ _START_OR_QUOTE = re.compile(r'^(?=[^\s#)\]}])|"""|\'\'\'', re.MULTILINE)
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally|case)\b")
 
 _PARSE_CACHE: dict[str, ast.Module | None] = {}
-_PARSE_CACHE_LIMIT = 20000
+_PARSE_CACHE_LIMIT = 3000
 
 
 class Block:
@@ -96,7 +97,10 @@ def parse_text(text: str) -> ast.Module | None:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
         if len(_PARSE_CACHE) >= _PARSE_CACHE_LIMIT:
-            _PARSE_CACHE.clear()
+            # Drop the oldest third (blocks keep their own trees; this only shares trees
+            # between equal texts), so a long editing session does not pile up trees.
+            for key in list(itertools.islice(_PARSE_CACHE, _PARSE_CACHE_LIMIT // 3)):
+                del _PARSE_CACHE[key]
         _PARSE_CACHE[text] = tree
     return tree
 
