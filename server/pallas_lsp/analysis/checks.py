@@ -34,14 +34,16 @@ class RawFinding:
     loop_var: str | None = None            # the innermost loop variable around the call
     decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
     index_hint: tuple | None = None        # how the same array is indexed elsewhere
+    scope: object = None                   # the Python scope (def / comprehension) of `at`
     site: object = None                    # values.Site the array came through (if any)
     sites: tuple = ()                      # every helper call it went through, outermost first
     inner: tuple | None = None             # where the check itself happened (inside the helper)
 
 
 def call_context(call_loc, frame):
-    """What the index suggestion needs from where a call is: (slice names, loop variable)."""
-    return _slice_names(call_loc, frame), _loop_var(frame)
+    """What the index suggestion needs from where a call is: (slice names, loop variable,
+    scope)."""
+    return _slice_names(call_loc, frame), _loop_var(frame), frame.scope
 
 
 def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None,
@@ -55,14 +57,14 @@ def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role
     inner_at = loc or call_loc
     inner = None
     if inner_at is not None:
-        slice_names, loop_var = context if context is not None else call_context(call_loc, frame)
+        slice_names, loop_var, scope = context if context is not None else call_context(call_loc, frame)
         inner = (inner_at, stmt, call_loc, loc is not None, slice_names, loop_var)
     if site is not None:
         raw = RawFinding(code, verb, api_name, value, site.arg, site.stmt, site.call, (site.callee, inner_at),
                          site.direct, role, remote, site=site, sites=value.sites, inner=inner)
     elif inner is not None:
         raw = RawFinding(code, verb, api_name, value, inner[0], inner[1], inner[2], None, inner[3], role, remote,
-                         inner[4], inner[5])
+                         inner[4], inner[5], scope=scope)
     else:
         return
     ctx.findings.append(raw)
@@ -208,17 +210,17 @@ def index_hints(findings, views):
     """Give each finding the index its array gets elsewhere in the same entry (the
     nearest `.at[...]` of the same expression that makes it one semaphore)."""
     by_text = {}
-    for block, node, sem in views:
+    for block, node, sem, scope in views:
         if sem.dims == () and _is_at(node) and isinstance(node.value.value, (ast.Name, ast.Attribute)):
             base = block.segment(node.value.value)
-            by_text.setdefault(base, []).append((block, node))
+            by_text.setdefault((base, scope), []).append((block, node))
     if not by_text:
         return
     for raw in findings:
         if not raw.direct or raw.sem.dims is None or raw.via is not None:
             continue
         base = raw.at.block.segment(raw.at.node)
-        uses = by_text.get(base)
+        uses = by_text.get((base, raw.scope))  # only indices written in the same scope
         if not uses:
             continue
         line = raw.at.block.start + raw.at.node.lineno

@@ -355,7 +355,7 @@ class ModuleAnalyzer:
         live = set(self._block_list.blocks)
         best = None
         for cached in self._entries.values():
-            for block, node, sem in cached[3]:
+            for block, node, sem, _ in cached[3]:
                 if block not in live:
                     continue
                 l0 = block.start + node.lineno - 1

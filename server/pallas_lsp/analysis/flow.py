@@ -91,6 +91,7 @@ class Frame:
     """One activation: a function call, or a module block being executed."""
 
     __slots__ = (
+        "scope",
         "block",
         "created",
         "depth",
@@ -116,6 +117,7 @@ class Frame:
         self.created = []           # Funcs defined here (run with unknown args if never called)
         self.loops = []             # names of the enclosing loop variables (index suggestions)
         self.nonlocals = ()         # names this frame assigns in an enclosing frame
+        self.scope = None           # identity of the Python scope (for index hints)
         self.path = path
         # The module whose globals a module-level frame sees (None: inherit / the entry's).
         self.module = module if module is not None else (parent.module if parent is not None else None)
@@ -465,14 +467,14 @@ class Interpreter:
         if t is ast.Name:
             v = self.lookup(node.id, frame)
             if type(v) is Sem and frame.path is None and not self.ctx.silent:
-                self.ctx.views.append((frame.block, node, v))
+                self.ctx.views.append((frame.block, node, v, frame.scope))
             return v
         if t is ast.Attribute:
             base = self.eval(node.value, frame)
             self._frame_hint = frame
             v = self.attribute(base, node.attr)
             if type(v) is Sem and frame.path is None and not self.ctx.silent:
-                self.ctx.views.append((frame.block, node, v))
+                self.ctx.views.append((frame.block, node, v, frame.scope))
             return v
         if t is ast.Call:
             return self.eval_call(node, frame)
@@ -568,6 +570,7 @@ class Interpreter:
         """`[f(x) for x in xs if c]`: the element is evaluated once, for an abstract item."""
         inner = Frame({}, frame, frame.block, frame.func, frame.depth, frame.path)
         inner.stmt = frame.stmt
+        inner.scope = node  # a comprehension is a scope of its own
         for gen in node.generators:
             self.assign(gen.target, element(self.eval(gen.iter, inner)), inner)
             if isinstance(gen.target, ast.Name):
@@ -706,7 +709,7 @@ class Interpreter:
             if isinstance(base, Sem):
                 v = self.index_sem(base, node.slice, frame)
                 if type(v) is Sem and frame.path is None and not self.ctx.silent:
-                    self.ctx.views.append((frame.block, node, v))
+                    self.ctx.views.append((frame.block, node, v, frame.scope))
                 return v
             self.eval(node.slice, frame)
             return UNKNOWN
@@ -952,6 +955,7 @@ class Interpreter:
         if active in ctx.active:
             return UNKNOWN  # the same call again inside itself: unbounded recursion
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
+        callee_frame.scope = fnode
         nonlocals = _nonlocal_names(fnode, func.block.text if func.block is not None else None)
         if nonlocals:
             callee_frame.nonlocals = nonlocals

@@ -233,7 +233,7 @@ class Descriptor:
     call: Loc | None      # the builder call (for fixes: neighbouring src/dst refs)
     remote: bool = False
     stmt: Loc | None = None  # the statement holding the builder call
-    context: tuple = (frozenset(), None)  # (slice names, loop variable) where it was built
+    context: tuple = (frozenset(), None, None)  # (slice names, loop variable, scope) where built
 
 
 @dataclass(frozen=True, eq=False)
