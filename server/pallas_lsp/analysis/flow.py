@@ -91,7 +91,6 @@ class Frame:
     """One activation: a function call, or a module block being executed."""
 
     __slots__ = (
-        "scope",
         "block",
         "created",
         "depth",
@@ -103,6 +102,7 @@ class Frame:
         "parent",
         "path",
         "returns",
+        "scope",
         "stmt",
     )
 
