@@ -222,6 +222,17 @@ async function expectServerStatus(page, version) {
   return text;
 }
 
+/** settings.json as VS Code last wrote it; {} while it is being rewritten (a read can land
+ * between the truncation and the write). */
+function readSettings() {
+  try {
+    return JSON.parse(fs.readFileSync(process.env.SETTINGS_FILE, "utf8"));
+  } catch (e) {
+    if (e instanceof SyntaxError) return {};
+    throw e;
+  }
+}
+
 /** Sets `pallas.interpreter` the way a user does: in the Settings editor. */
 async function setInterpreter(page, value) {
   await page.keyboard.press("Control+,");
@@ -235,7 +246,7 @@ async function setInterpreter(page, value) {
   await input.press("Tab");
   // the Settings editor writes settings.json; wait until it holds the value
   const deadline = Date.now() + 10000;
-  const current = () => JSON.parse(fs.readFileSync(process.env.SETTINGS_FILE, "utf8"))["pallas.interpreter"];
+  const current = () => readSettings()["pallas.interpreter"];
   while (current() !== value && Date.now() < deadline) await page.waitForTimeout(100);
   if (current() !== value) throw new Error(`settings.json does not hold pallas.interpreter = ${value}`);
   log(`pallas.interpreter set to ${value} in the Settings editor`);
@@ -274,7 +285,7 @@ async function scenarioStatusAndRestart(page) {
   log("Pallas: Restart Server restarted the server");
   if (!process.env.BARE_PYTHON) return;
   // an interpreter without pallas-lsp: the server restarts and the error says how to install it
-  const original = JSON.parse(fs.readFileSync(process.env.SETTINGS_FILE, "utf8"))["pallas.interpreter"];
+  const original = readSettings()["pallas.interpreter"];
   await setInterpreter(page, process.env.BARE_PYTHON);
   const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "No module named pallas_lsp" }).first();
   await toast.waitFor({ timeout: 30000 });
