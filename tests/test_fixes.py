@@ -147,26 +147,6 @@ def test_indexed_text(base, index, expected):
     ast.parse(expected, mode="eval")
 
 
-def test_index_fix_at_index_span_with_index_base():
-    # A helper called with the whole array: the fix goes to the call site's argument.
-    text = (
-        "def start(src, dst, sem):\n"
-        "    pltpu.make_async_copy(src, dst, sem).start()\n"
-        "\n"
-        "def kernel(x_hbm, buf, sems):\n"
-        "    start(x_hbm, buf, sems)\n"
-    )
-    f = Finding(
-        "PAL001", "error", "msg", span_of(text, "sem", 1), (2,), (),
-        FixData(sem_text="sem", index=("0",), guard_line=1, guard_indent="    ",
-                guard_target="sem", index_span=span_of(text, "sems"), index_base="sems"),
-    )
-    assert text_at(split_lines(text), f.span) == "sem"
-    assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
-        "start(x_hbm, buf, sems)", "start(x_hbm, buf, sems.at[0])"
-    )
-
-
 def test_index_fix_spanning_lines():
     text = (
         "def kernel(a, b, x, y, first):\n"

@@ -44,8 +44,6 @@ class FixData:
     guard_target: str             # expression the guard asserts on (usually == sem_text)
     scalar_decl: Span | None = None   # a `(1,)`-shaped declaration that can become a single semaphore
     scalar_decl_text: str | None = None  # its replacement text, e.g. "pltpu.SemaphoreType.DMA"
-    index_span: Span | None = None    # where the index goes; None means at `Finding.span`
-    index_base: str | None = None     # the text to index, when it is not sem_text (e.g. a helper call's argument)
 
 
 @dataclass(frozen=True)
@@ -87,8 +85,6 @@ def finding_from_data(d: dict) -> Finding:
             guard_target=fix["guard_target"],
             scalar_decl=_span_or_none(fix.get("scalar_decl")),
             scalar_decl_text=fix.get("scalar_decl_text"),
-            index_span=_span_or_none(fix.get("index_span")),
-            index_base=fix.get("index_base"),
         )
     return Finding(
         code=d["code"],

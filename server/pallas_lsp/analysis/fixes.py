@@ -180,8 +180,8 @@ def index_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
     fix = finding.fix
     if fix is None or not fix.index:
         return None
-    span = fix.index_span or finding.span
-    base = fix.index_base or fix.sem_text
+    span = finding.span
+    base = fix.sem_text
     if text_at(lines, span) != base:
         return None
     slices = slice_names(lines) if _trailing_at_bracket(base) is not None else frozenset()
