@@ -35,8 +35,7 @@ class RawFinding:
     decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
     index_hint: tuple | None = None        # how the same array is indexed elsewhere
     scope: object = None                   # the Python scope (def / comprehension) of `at`
-    site: object = None                    # values.Site the array came through (if any)
-    sites: tuple = ()                      # every helper call it went through, outermost first
+    sites: tuple = ()                      # helper calls the array went through, outermost first
     inner: tuple | None = None             # where the check itself happened (inside the helper)
 
 
@@ -61,7 +60,7 @@ def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role
         inner = (inner_at, stmt, call_loc, loc is not None, slice_names, loop_var)
     if site is not None:
         raw = RawFinding(code, verb, api_name, value, site.arg, site.stmt, site.call, (site.callee, inner_at),
-                         site.direct, role, remote, site=site, sites=value.sites, inner=inner)
+                         site.direct, role, remote, sites=value.sites, inner=inner)
     elif inner is not None:
         raw = RawFinding(code, verb, api_name, value, inner[0], inner[1], inner[2], None, inner[3], role, remote,
                          inner[4], inner[5], scope=scope)
@@ -87,7 +86,7 @@ def report_inside_indexing_helpers(findings, indexed_sites, kernel_nodes=frozens
         if k + 1 < len(raw.sites):
             nxt = raw.sites[k + 1]
             raw.at, raw.stmt, raw.call, raw.direct = nxt.arg, nxt.stmt, nxt.call, nxt.direct
-            raw.via, raw.site, raw.sites = (nxt.callee, raw.inner[0]), nxt, raw.sites[k + 1:]
+            raw.via, raw.sites = (nxt.callee, raw.inner[0]), raw.sites[k + 1:]
             raw.slice_names, raw.loop_var = frozenset(), None
             continue
         at, stmt, call, direct, slice_names, loop_var = raw.inner
@@ -95,7 +94,7 @@ def report_inside_indexing_helpers(findings, indexed_sites, kernel_nodes=frozens
                                    and raw.sites[-1].callee_node not in kernel_nodes):
             continue  # the helper used a view: the caller passed the wrong rank
         raw.at, raw.stmt, raw.call, raw.direct = at, stmt, call, direct
-        raw.slice_names, raw.loop_var, raw.via, raw.site, raw.sites = slice_names, loop_var, None, None, ()
+        raw.slice_names, raw.loop_var, raw.via, raw.sites = slice_names, loop_var, None, ()
 
 
 def _loop_var(frame):
