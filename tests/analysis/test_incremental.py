@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
+from pallas_lsp.analysis.engine import Cancelled, ModuleAnalyzer, analyze_source
 
 from .helpers import dedent
 
@@ -230,3 +230,68 @@ def test_switching_between_unrelated_documents():
     ''')
     final = check_sequence([MODULE, other, "", MODULE, other])
     assert [(f.span.line + 1, f.code, f.shape) for f in final] == [(5, "PAL002", (4,))]
+
+
+class StopAfter:
+    """A `cancelled` callback that says stop after `n` questions (one per entry run)."""
+
+    def __init__(self, n):
+        self.n = n
+        self.asked = 0
+
+    def __call__(self):
+        self.asked += 1
+        return self.asked > self.n
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cancelled_runs_leave_a_consistent_analyzer(seed):
+    """Runs cut short at random points (then more edits) end like a fresh analysis."""
+    rng = random.Random(seed)
+    analyzer = ModuleAnalyzer()
+    for path in CORPUS[seed::4]:
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for _ in range(6):
+            lines = corpus_edit(lines, rng)
+            text = "\n".join(lines)
+            stop = StopAfter(rng.randrange(4))
+            try:
+                analyzer.analyze(text, stop)
+            except Cancelled:
+                assert stop.asked == stop.n + 1
+        final = "\n".join(lines)
+        assert analyzer.analyze(final) == analyze_source(final), path.name
+
+
+def test_a_cancelled_run_keeps_what_it_finished():
+    """The run after a cancelled one only runs the entries the first did not finish."""
+    analyzer = ModuleAnalyzer()
+    with pytest.raises(Cancelled):
+        analyzer.analyze(MODULE, StopAfter(2))
+    analyzer.analyze(MODULE)
+    fresh = ModuleAnalyzer()
+    fresh.analyze(MODULE)
+    assert 0 < analyzer.stats["entries_run"] < fresh.stats["entries_run"]
+    assert analyzer.analyze(MODULE) == analyze_source(MODULE)
+
+
+def test_cancel_is_not_asked_when_nothing_needs_running():
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(MODULE)
+    stop = StopAfter(0)
+    assert analyzer.analyze(MODULE, stop) == analyze_source(MODULE)
+    assert stop.asked == 0
+
+
+def test_a_change_seen_only_by_a_cancelled_run_still_invalidates():
+    """The declaration changes in a run cancelled before any entry; the next run (after
+    an unrelated edit) must still drop the findings that depended on it."""
+    scalar = MODULE.replace("SEMS = pltpu.SemaphoreType.DMA((NSLOTS,))", "SEMS = pltpu.SemaphoreType.DMA(())")
+    later = scalar.replace("NSLOTS = 2\n", "NSLOTS = 2\nUNRELATED = 1\n")
+    analyzer = ModuleAnalyzer()
+    assert [f.code for f in analyzer.analyze(MODULE)] == ["PAL002", "PAL001"]
+    with pytest.raises(Cancelled):
+        analyzer.analyze(scalar, StopAfter(0))
+    got = analyzer.analyze(later)
+    assert got == analyze_source(later)
+    assert [f.code for f in got] == ["PAL002"]

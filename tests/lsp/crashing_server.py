@@ -10,10 +10,10 @@ from pallas_lsp.server.main import run_server
 _analyze = engine.ModuleAnalyzer.analyze
 
 
-def _crashing(self, source):
+def _crashing(self, source, cancelled=None):
     if "CRASH_ME" in source:
         raise RuntimeError("boom inside the analysis")
-    return _analyze(self, source)
+    return _analyze(self, source, cancelled)
 
 
 engine.ModuleAnalyzer.analyze = _crashing

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 
-from .conftest import diagnostics, doc_uri, open_doc, pull, start, wait_publish
-from .kernels import FIXED
+from .conftest import (
+    TIMEOUT,
+    change_doc,
+    diagnostics,
+    doc_uri,
+    open_doc,
+    pull,
+    start,
+    wait_publish,
+)
+from .kernels import CALL, FIXED, HEADER, KERNEL_BODY
 
 TYPED = "        pl.semaphore_signal(sems, 1)"   # 36 keystrokes, complete only at the end
 
@@ -76,3 +87,38 @@ async def test_documents_are_independent(client, tmp_path):
     open_doc(client, b, FIXED.replace("sems.at[slot])", "sems)"))
     type_line(client, a, FIXED, insertion_line(FIXED), 2)
     assert [d.code for d in await diagnostics(client, b, 1)] == ["PAL001"]
+
+
+def many_kernels(n: int, buggy: set[int]) -> str:
+    """`n` renamed copies of the double-buffered kernel and its call; the copies in
+    `buggy` pass the whole semaphore array (PAL001)."""
+    parts = [HEADER]
+    for k in range(n):
+        body = (KERNEL_BODY + CALL).replace("def kernel(", f"def kernel_{k}(") \
+            .replace("        kernel,", f"        kernel_{k},") \
+            .replace("def double_buffered(", f"def double_buffered_{k}(")
+        parts.append(body if k in buggy else body.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])"))
+    return "".join(parts)
+
+
+async def test_a_superseded_run_stops_early(client, tmp_path):
+    """A change during a long first analysis cuts that run short: nothing is published
+    for it, and the next run starts at once on the new text.  (That the next run reuses
+    what the cut one finished is tested on the engine, in test_incremental.py.)"""
+    await start(client, "neovim-0.7", init_options={"logLevel": "debug"})
+    uri = doc_uri(tmp_path)
+    first, second = many_kernels(300, {0}), many_kernels(300, {0, 299})
+    open_doc(client, uri, first)
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while not any(f"{uri} v1: analysing" in m.message for m in client.log_messages):
+        assert asyncio.get_running_loop().time() < deadline, "the first run never started"
+        await asyncio.sleep(0.005)
+    change_doc(client, uri, 2, second)
+
+    final = await wait_publish(client, uri, 2)
+    assert [(d.code, d.range.start.line) for d in final.diagnostics] == \
+        [("PAL001", i) for i, line in enumerate(second.split("\n")) if line.endswith("buf.at[slot], sems)")]
+    assert [p.version for p in client.publishes if p.uri == uri] == [2]
+    logged = [m.message for m in client.log_messages if m.message.startswith(uri)]
+    assert any(m.startswith(f"{uri} v1: superseded after") for m in logged), logged
+    assert any(m.startswith(f"{uri} v2: 2 findings in") for m in logged), logged

@@ -11,6 +11,9 @@ How a run goes (`ModuleAnalyzer.analyze`):
    are cached with the names it looked up and the block each resolved to; the next run
    reuses them unless one of those bindings changed;
 4. findings are de-duplicated, `# noqa` is applied, positions are made absolute.
+
+A run can be cancelled between entries (the text changed again): it raises `Cancelled`,
+and the entries it finished stay cached, so the next run only does what is left.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import gc
 import logging
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import checks
@@ -214,6 +218,7 @@ _CREATORS = re.compile(r"run_scoped|with_scoped|core_map|pallas_call|\.kernel\b|
 # The same, looser, for the blocks that may bind an alias of such an API (imports, assignments).
 _CREATOR_ALIASES = re.compile(_CREATORS.pattern + r"|\bkernel\b")
 _SKIPPED = "#skipped"
+_SKIPPED_ENTRY = ((), {_SKIPPED: None}, False, ())
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
@@ -257,6 +262,10 @@ def _may_create(block, creators) -> bool:
     return direct or not creators.isdisjoint(words)
 
 
+class Cancelled(Exception):
+    """`analyze` was told to stop: its text is superseded.  What it finished is kept."""
+
+
 class ModuleAnalyzer:
     """Incremental analysis of one document: call `analyze(text)` after every change.
 
@@ -276,19 +285,22 @@ class ModuleAnalyzer:
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
         self.stats = {"blocks": 0, "entries_run": 0}
 
-    def analyze(self, source: str) -> list[Finding]:
+    def analyze(self, source: str, cancelled: Callable[[], bool] | None = None) -> list[Finding]:
+        """Findings for `source`.  `cancelled` is asked between entries; when it says
+        True the run stops with `Cancelled` (the analyzer stays consistent with
+        `source`: finished entries are kept, the others run next time)."""
         # Parsing and interpreting allocate many small, long-lived objects (AST nodes):
         # the cyclic GC would rescan them again and again (more than half the time of a
         # first analysis).  Nothing here makes cycles that must die early.
         enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._analyze(source)
+            return self._analyze(source, cancelled)
         finally:
             if enabled:
                 gc.enable()
 
-    def _analyze(self, source: str) -> list[Finding]:
+    def _analyze(self, source: str, cancelled) -> list[Finding]:
         if "\r" in source:
             source = _LONE_CR.sub("\n", source)  # old Mac line ends: same length, same lines
         old = set(self._block_list.blocks)
@@ -318,26 +330,33 @@ class ModuleAnalyzer:
         creators = self._creator_names(blocks, changed)
         creators_changed = creators != self._creators
         self._creators = creators
-        entries = {}
-        raws = []
-        ran = 0
+        # Keep only the entries still valid for this text (so that a cancelled run leaves
+        # a consistent cache), then run the others.
+        old_entries = self._entries
+        entries = self._entries = {}
+        todo = []
         for block in blocks:
-            cached = self._entries.get(block)
+            cached = old_entries.get(block)
             if cached is None or (changed_names and not changed_names.isdisjoint(cached[1])) \
                     or (ws_changed and cached[2] and not self._external_valid(cached[1])) \
                     or (creators_changed and _SKIPPED in cached[1]):
-                if _is_definition(block) and not _may_create(block, creators):
-                    # A function or class that creates no semaphore itself: run with
-                    # unknown arguments it cannot find anything; the entries that give
-                    # it semaphores analyse it.
-                    cached = ((), {_SKIPPED: None}, False, ())
-                else:
-                    found, deps, views = self._run_entry(block, state)
-                    cached = (found, deps, any(k.startswith("@") for k in deps), views)
-                    ran += 1
-            entries[block] = cached
-            raws.extend(cached[0])
-        self._entries = entries
+                todo.append(block)
+            else:
+                entries[block] = cached
+        ran = 0
+        for block in todo:
+            if cancelled is not None and cancelled():
+                raise Cancelled
+            if _is_definition(block) and not _may_create(block, creators):
+                # A function or class that creates no semaphore itself: run with
+                # unknown arguments it cannot find anything; the entries that give
+                # it semaphores analyse it.
+                entries[block] = _SKIPPED_ENTRY
+            else:
+                found, deps, views = self._run_entry(block, state)
+                entries[block] = (found, deps, any(k.startswith("@") for k in deps), views)
+                ran += 1
+        raws = [raw for block in blocks for raw in entries[block][0]]
         self.stats = {"blocks": len(blocks), "entries_run": ran}
         return self._finish(raws)
 

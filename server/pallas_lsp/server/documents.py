@@ -4,9 +4,10 @@ One `Document` per open text document or notebook, each with its own incremental
 `ModuleAnalyzer`.  Runs go to a single worker thread, so the event loop keeps reading
 messages while a file is analysed.  There is no debounce: an edit starts a run at once if
 none is in flight for that document; edits that arrive during a run only bump the
-document's generation, and when the run ends its result is dropped (never published) and
-one new run starts on the latest text.  A burst of keystrokes therefore costs at most one
-superseded run plus one final run, and nothing stale is ever published.
+document's generation; the run notices between two entries (see `engine.Cancelled`), stops
+without a result (it is never published), keeps what it finished, and one new run starts on
+the latest text.  A burst of keystrokes therefore costs about one final run, however long
+the superseded one would have been, and nothing stale is ever published.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..analysis.engine import ModuleAnalyzer
+from ..analysis.engine import Cancelled, ModuleAnalyzer
 from ..analysis.findings import Finding
 from ..analysis.fixes import split_lines
 from .diagnostics import DiagnosticFactory, PositionConverter, split_plain
@@ -226,7 +227,8 @@ class DocumentStore:
     async def _drive(self, doc: Document) -> None:
         loop = asyncio.get_running_loop()
         try:
-            while not doc.closed and (doc.result is None or doc.result.generation != doc.generation):
+            while not doc.closed and not self.stopped and (
+                    doc.result is None or doc.result.generation != doc.generation):
                 snap = self._snapshot(doc)
                 if snap is None:
                     log.warning("no text for %s; not analysed", doc.uri)
@@ -234,7 +236,7 @@ class DocumentStore:
                 result = await loop.run_in_executor(self.executor, self._run, doc, snap)
                 if doc.closed:
                     break
-                if result.generation != doc.generation:
+                if result is None or result.generation != doc.generation:
                     continue           # superseded while running: never publish it
                 self._finish(doc, result)
         except Exception:
@@ -250,10 +252,12 @@ class DocumentStore:
                         fut.set_result(doc.result)
                 doc.waiters.clear()
 
-    def _run(self, doc: Document, snap: Snapshot) -> Result:
-        """Analyse one snapshot (on the worker thread); never raises."""
+    def _run(self, doc: Document, snap: Snapshot) -> Result | None:
+        """Analyse one snapshot (on the worker thread); never raises.  None when the
+        document changed (or closed) during the run: the run was cut short."""
         t0 = time.perf_counter()
         text = snap.text
+        log.debug("%s v%s: analysing", doc.uri, snap.version)
         findings: list[Finding] = []
         if snap.selection.excluded:
             log.debug("%s is excluded by the project configuration", doc.uri)
@@ -264,7 +268,12 @@ class DocumentStore:
                 doc.too_large_logged = True
         else:
             try:
-                findings = doc.analyzer.analyze(text)
+                findings = doc.analyzer.analyze(
+                    text, lambda: doc.closed or self.stopped or doc.generation != snap.generation)
+            except Cancelled:
+                log.debug("%s v%s: superseded after %.1f ms", doc.uri, snap.version,
+                          (time.perf_counter() - t0) * 1000)
+                return None
             except Exception:
                 log.exception("analysis of %s failed; its diagnostics are cleared until the "
                               "next change", doc.uri)
@@ -283,8 +292,10 @@ class DocumentStore:
             log.exception("converting the findings of %s failed", doc.uri)
             result = Result(snap.generation, snap.version, text, (), {doc.uri: []},
                             {doc.uri: snap.version})
-        log.debug("%s v%s: %d findings in %.1f ms", doc.uri, snap.version, len(findings),
-                  (time.perf_counter() - t0) * 1000)
+        stats = doc.analyzer.stats
+        log.debug("%s v%s: %d findings in %.1f ms (%d of %d blocks run)", doc.uri, snap.version,
+                  len(findings), (time.perf_counter() - t0) * 1000, stats.get("entries_run", 0),
+                  stats.get("blocks", 0))
         return result
 
     def _notebook_result(self, doc: Document, snap: Snapshot, findings) -> Result:
