@@ -212,9 +212,11 @@ class ModuleState:
         return out
 
 
-# Words of the APIs that allocate semaphores (or run kernels that get them).
+# Words of the APIs that allocate semaphores (or run kernels that get them).  Calls that
+# only use one (`pl.semaphore_signal`, ...) are not among them: a function that only
+# signals or waits gets its semaphores from a caller, whose entry follows it there.
 _CREATORS = re.compile(r"run_scoped|with_scoped|core_map|pallas_call|\.kernel\b|get_barrier_semaphore|"
-                       r"empty_ref_like|emit_pipeline|[Ss]emaphore|SEMAPHORE|scratch|new_ref|get_global")
+                       r"empty_ref_like|emit_pipeline|SemaphoreType|SEMAPHORE|scratch|new_ref|get_global")
 # The same, looser, for the blocks that may bind an alias of such an API (imports, assignments).
 _CREATOR_ALIASES = re.compile(_CREATORS.pattern + r"|\bkernel\b")
 _SKIPPED = "#skipped"
