@@ -295,3 +295,31 @@ def test_a_change_seen_only_by_a_cancelled_run_still_invalidates():
     got = analyzer.analyze(later)
     assert got == analyze_source(later)
     assert [f.code for f in got] == ["PAL002"]
+
+
+ALIASED = dedent('''
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    ST = None
+    scoped = None
+
+
+    def kernel(x_hbm, o_ref):
+        def body(buf, sems):
+            pltpu.make_async_copy(x_hbm, buf, sems).start()
+
+        scoped(body, pltpu.VMEM((8, 128), jnp.float32), ST.DMA((2,)))
+''')
+
+
+def test_a_function_becomes_an_entry_when_a_name_it_uses_becomes_an_alias():
+    """`kernel` mentions no semaphore API itself, only `ST` and `scoped`: it is analysed
+    on its own only while one of them is bound to such an API, which an edit elsewhere
+    (not in `kernel`) changes, both ways."""
+    aliased = ALIASED.replace("ST = None", "ST = pltpu.SemaphoreType").replace(
+        "scoped = None", "scoped = pl.run_scoped")
+    final = check_sequence([ALIASED, aliased, ALIASED, aliased])
+    assert [(f.code, f.span.line + 1) for f in final] == [("PAL001", 11)]
+    assert check_sequence([aliased, ALIASED]) == []

@@ -283,6 +283,7 @@ class ModuleAnalyzer:
         self._bindings: dict[str, Block] = {}
         self._ws_generation = None
         self._creators = None
+        self._creator_counts: dict[str, int] = {}
         self._entries: dict = {}     # key -> (raw findings, deps)
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
         self.stats = {"blocks": 0, "entries_run": 0}
@@ -329,7 +330,7 @@ class ModuleAnalyzer:
         ws_changed = self.workspace is not None and self.workspace.generation != self._ws_generation
         if ws_changed:
             self._ws_generation = self.workspace.generation
-        creators = self._creator_names(blocks, changed)
+        creators = self._creator_names(blocks, changed, new)
         creators_changed = creators != self._creators
         self._creators = creators
         # Keep only the entries still valid for this text (so that a cancelled run leaves
@@ -358,19 +359,35 @@ class ModuleAnalyzer:
                 found, deps, views = self._run_entry(block, state)
                 entries[block] = (found, deps, any(k.startswith("@") for k in deps), views)
                 ran += 1
+        if cancelled is not None and ran and cancelled():
+            raise Cancelled
         raws = [raw for block in blocks for raw in entries[block][0]]
         self.stats = {"blocks": len(blocks), "entries_run": ran}
         return self._finish(raws)
 
-    def _creator_names(self, blocks, changed):
+    def _creator_names(self, blocks, changed, live):
         """Module-level names that may stand for an API creating semaphores (aliases such
-        as `rs = pl.run_scoped`, imports of it, helpers calling it)."""
-        if not changed and self._creators is not None:
+        as `rs = pl.run_scoped`, imports of it, helpers calling it).  Kept as a count of
+        the blocks binding each name, updated by the blocks that changed."""
+        counts = self._creator_counts
+        if self._creators is None:
+            changed = blocks
+        touched = False
+        for b in changed:
+            names = _alias_names(b)
+            if not names:
+                continue
+            touched = True
+            step = 1 if b in live else -1
+            for name in names:
+                n = counts.get(name, 0) + step
+                if n:
+                    counts[name] = n
+                else:
+                    del counts[name]
+        if not touched and self._creators is not None:
             return self._creators
-        names = set()
-        for b in blocks:
-            names.update(_alias_names(b))
-        return frozenset(names)
+        return frozenset(counts)
 
     def semaphore_at(self, line: int, col: int) -> SemaphoreInfo | None:
         """What the last `analyze` knows of the semaphore named at (line, col): for hover."""
