@@ -4,7 +4,8 @@
 #   - this project (pallas-lsp, installed editable),
 #   - ruff (its native `ruff server`),
 #   - jedi-language-server,
-#   - py-spy (optional sampling profiler for --profile).
+#   - py-spy (optional sampling profiler for --profile),
+#   - tree-sitter and tree-sitter-python (optional, for open_floor.py).
 # Usage: bash benchmarks/setup_venv.sh [PYTHON]   (default: python3)
 # Re-running is cheap: an existing venv is reused and only missing packages
 # are installed.
@@ -24,6 +25,8 @@ fi
 # break the benchmark itself.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check py-spy \
     || echo "setup_venv: py-spy unavailable; --profile will fall back to cProfile" >&2
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check tree-sitter tree-sitter-python \
+    || echo "setup_venv: tree-sitter unavailable; open_floor.py will skip its parse" >&2
 # latency.py re-runs this script when pyproject.toml (the project's
 # dependencies) no longer matches the one the venv was built from.
 sha256sum "$root/pyproject.toml" | cut -d' ' -f1 > "$venv/.pyproject.sha256"
