@@ -6,7 +6,14 @@ import re
 from pathlib import Path
 
 import pytest
-from pallas_lsp.analysis.engine import Cancelled, ModuleAnalyzer, analyze_source
+from pallas_lsp.analysis.engine import (
+    STAR_IMPORT,
+    Cancelled,
+    ModuleAnalyzer,
+    analyze_source,
+    block_names,
+    creator_closure,
+)
 
 from .helpers import dedent
 
@@ -56,12 +63,17 @@ MODULE = dedent('''
 
 
 def check_sequence(texts):
-    """Feed every text to one analyzer; each result must equal a fresh analysis."""
+    """Feed every text to one analyzer; each result must equal a fresh analysis, and the
+    names it keeps as possible creators (updated incrementally) must equal a fresh
+    computation of them."""
     analyzer = ModuleAnalyzer()
     for i, text in enumerate(texts):
         got = analyzer.analyze(text)
         want = analyze_source(text)
         assert got == want, f"edit {i} differs:\n{text}"
+        blocks = analyzer._block_list.blocks
+        assert analyzer._creators == creator_closure(blocks, analyzer.package, analyzer._broad)
+        assert analyzer._broad == any(STAR_IMPORT in block_names(b) for b in blocks)
     return got
 
 
@@ -323,3 +335,20 @@ def test_a_function_becomes_an_entry_when_a_name_it_uses_becomes_an_alias():
     final = check_sequence([ALIASED, aliased, ALIASED, aliased])
     assert [(f.code, f.span.line + 1) for f in final] == [("PAL001", 11)]
     assert check_sequence([aliased, ALIASED]) == []
+
+
+def test_creators_kept_alive_only_by_each_other_are_dropped():
+    """`p` made semaphores and `q` calls it; once `p` calls `q` instead, neither makes
+    any: the names must leave the set of possible creators (checked in check_sequence)."""
+    before = dedent('''
+        from jax.experimental.pallas import tpu as pltpu
+
+
+        def p():
+            return pltpu.SemaphoreType.DMA((2,))
+
+
+        def q():
+            return p()
+    ''')
+    check_sequence([before, before.replace("return pltpu.SemaphoreType.DMA((2,))", "return q()"), before])

@@ -212,13 +212,18 @@ class ModuleState:
         return out
 
 
-# Words of the APIs that allocate semaphores (or run kernels that get them).  Calls that
-# only use one (`pl.semaphore_signal`, ...) are not among them: a function that only
-# signals or waits gets its semaphores from a caller, whose entry follows it there.
-_CREATORS = re.compile(r"run_scoped|with_scoped|core_map|pallas_call|\.kernel\b|get_barrier_semaphore|"
-                       r"empty_ref_like|emit_pipeline|SemaphoreType|SEMAPHORE|scratch|new_ref|get_global")
-# The same, looser, for the blocks that may bind an alias of such an API (imports, assignments).
-_CREATOR_ALIASES = re.compile(_CREATORS.pattern + r"|\bkernel\b")
+# Words of the APIs that make semaphores, or that turn semaphore types into refs.  Calls
+# that only use one (`pl.semaphore_signal`, ...) are not among them, nor is `pallas_call`
+# (with its `scratch_shapes`): a kernel gets semaphores only from semaphore types made
+# elsewhere, and what makes those is a creator itself (or a name bound to one, below).
+_CREATORS = re.compile(r"run_scoped|with_scoped|core_map|\.kernel\b|get_barrier_semaphore|"
+                       r"empty_ref_like|emit_pipeline|SemaphoreType|SEMAPHORE|new_ref|get_global")
+# With a `from module import *` in the module, names may come from code we do not see:
+# every call of a kernel is then taken to possibly allocate semaphores.
+_CREATORS_BROAD = re.compile(_CREATORS.pattern + r"|pallas_call|scratch")
+# Module-level statements may also bind an alias of an API (`from ... import kernel`).
+_ALIAS_EXTRA = re.compile(r"\bkernel\b")
+_LOCAL_IMPORT = re.compile(r"^[ \t]+(?:from|import)[ \t]", re.MULTILINE)
 _SKIPPED = "#skipped"
 _SKIPPED_ENTRY = ((), {_SKIPPED: None}, False, ())
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -228,40 +233,88 @@ def _is_definition(block) -> bool:
     return def_name(block) is not None
 
 
-_ALIAS_CACHE: dict[str, frozenset] = {}
-
-
-def _alias_names(block) -> frozenset:
-    """Names a block binds when it mentions a semaphore-creating API: aliases and imports
-    of one, and functions that use one (their callers may hand on what they create)."""
-    names = _ALIAS_CACHE.get(block.text)
-    if names is None:
-        names = frozenset()
-        pattern = _CREATORS if _is_definition(block) else _CREATOR_ALIASES
-        if pattern.search(block.text):
-            names = block_names(block)
-        if len(_ALIAS_CACHE) > 20000:
-            _ALIAS_CACHE.clear()
-        _ALIAS_CACHE[block.text] = names
-    return names
-
-
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_CREATES_CACHE: dict[str, tuple] = {}
+_FACTS_CACHE: dict[str, tuple] = {}
 
 
-def _may_create(block, creators) -> bool:
-    """Whether a block mentions a semaphore-creating API or a name bound to one (checked
-    on the block's identifiers, computed once per text)."""
-    cached = _CREATES_CACHE.get(block.text)
+def _facts(block, package) -> tuple:
+    """(creates, creates counting `pallas_call`, identifiers) of a block, once per text.
+
+    *creates*: the block mentions a creating API (module-level statements: or an alias
+    of one), or imports from a module outside the standard library, JAX and Pallas (its
+    values are code we do not see here; in a function: any import).  The identifiers are
+    a tuple of interned strings (a fraction of the memory of a set of fresh strings)."""
+    key = (block.text, package)
+    cached = _FACTS_CACHE.get(key)
     if cached is None:
-        if len(_CREATES_CACHE) > 20000:
-            _CREATES_CACHE.clear()
-        # a tuple of interned identifiers: a fraction of the memory of a set of fresh strings
-        cached = _CREATES_CACHE[block.text] = (bool(_CREATORS.search(block.text)),
-                                               tuple(set(map(sys.intern, _WORD.findall(block.text)))))
-    direct, words = cached
-    return direct or not creators.isdisjoint(words)
+        text = block.text
+        definition = _is_definition(block)
+        creates = bool(_CREATORS.search(text))
+        if not creates:
+            if definition:
+                creates = bool(_LOCAL_IMPORT.search(text))
+            else:
+                creates = bool(_ALIAS_EXTRA.search(text)) or _imports_unseen_code(block, package)
+        broad = creates or bool(_CREATORS_BROAD.search(text))
+        if len(_FACTS_CACHE) > 20000:
+            _FACTS_CACHE.clear()
+        cached = _FACTS_CACHE[key] = (creates, broad, tuple(set(map(sys.intern, _WORD.findall(text)))))
+    return cached
+
+
+def _imports_unseen_code(block, package) -> bool:
+    if "import" not in block.text or block.tree is None:
+        return False
+    for stmt in ast.walk(block.tree):
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+                return True
+            for _, qname in import_bindings(stmt, package):
+                root = qname.split(".")[0] if qname else None
+                if root is None or not (root in LIBRARY_ROOTS or root in _PALLAS_ROOTS or root in _STDLIB):
+                    return True
+    return False
+
+
+def creator_closure(blocks, package, broad=False) -> frozenset:
+    """Top-level names that may stand for semaphores or for what makes them: the names
+    bound by blocks that create (see `_facts`), then, until nothing changes, the names
+    bound by blocks that mention one of those names (other than their own).  A function
+    whose block is outside can only be given semaphores by a caller, whose entry follows
+    it there.  `broad`: count `pallas_call` as creating (a star import in the module)."""
+    creators: set = set()
+    rest = []
+    for b in blocks:
+        facts = _facts(b, package)
+        if facts[1] if broad else facts[0]:
+            creators.update(block_names(b))
+        else:
+            rest.append((b, facts[2]))
+    grew = True
+    while grew and rest:
+        grew = False
+        keep = []
+        for b, words in rest:
+            if creators.isdisjoint(words) or not _mentions_other(words, block_names(b), creators):
+                keep.append((b, words))
+            else:
+                grew = True
+                creators.update(block_names(b))
+        rest = keep
+    return frozenset(creators)
+
+
+def _mentions_other(words, own, names) -> bool:
+    return any(w in names and w not in own for w in words)
+
+
+def _in_closure(block, package, creators, broad) -> tuple[bool, bool]:
+    """(in `creators`' closure, by its own words): whether `block` belongs to the closure,
+    and whether it does because it creates (not through the names it mentions)."""
+    creates, creates_broad, words = _facts(block, package)
+    if creates_broad if broad else creates:
+        return True, True
+    return _mentions_other(words, block_names(block), creators), False
 
 
 class Cancelled(Exception):
@@ -283,7 +336,7 @@ class ModuleAnalyzer:
         self._bindings: dict[str, Block] = {}
         self._ws_generation = None
         self._creators = None
-        self._creator_counts: dict[str, int] = {}
+        self._broad = False
         self._entries: dict = {}     # key -> (raw findings, deps)
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
         self.stats = {"blocks": 0, "entries_run": 0}
@@ -350,7 +403,7 @@ class ModuleAnalyzer:
         for block in todo:
             if cancelled is not None and cancelled():
                 raise Cancelled
-            if _is_definition(block) and not _may_create(block, creators):
+            if _is_definition(block) and not _in_closure(block, self.package, creators, self._broad)[0]:
                 # A function or class that creates no semaphore itself: run with
                 # unknown arguments it cannot find anything; the entries that give
                 # it semaphores analyse it.
@@ -366,28 +419,31 @@ class ModuleAnalyzer:
         return self._finish(raws)
 
     def _creator_names(self, blocks, changed, live):
-        """Module-level names that may stand for an API creating semaphores (aliases such
-        as `rs = pl.run_scoped`, imports of it, helpers calling it).  Kept as a count of
-        the blocks binding each name, updated by the blocks that changed."""
-        counts = self._creator_counts
-        if self._creators is None:
-            changed = blocks
-        touched = False
-        for b in changed:
-            names = _alias_names(b)
-            if not names:
-                continue
-            touched = True
-            step = 1 if b in live else -1
-            for name in names:
-                n = counts.get(name, 0) + step
-                if n:
-                    counts[name] = n
+        """The module's `creator_closure`, recomputed only when a change may move it.
+
+        It cannot when every changed block is outside the closure, or inside because it
+        creates itself, and the names bound by the changed blocks inside are the same
+        before and after the change (the typical keystroke in a kernel or its wrapper)."""
+        broad = STAR_IMPORT in self._bindings
+        old = self._creators
+        if old is not None and broad == self._broad:
+            removed, added = [], []
+            stable = True
+            for b in changed:
+                inside, creates = _in_closure(b, self.package, old, broad)
+                if not inside:
+                    continue
+                if b in live:
+                    if not creates:
+                        stable = False
+                        break
+                    added.append(sorted(block_names(b)))
                 else:
-                    del counts[name]
-        if not touched and self._creators is not None:
-            return self._creators
-        return frozenset(counts)
+                    removed.append(sorted(block_names(b)))
+            if stable and sorted(removed) == sorted(added):
+                return old
+        self._broad = broad
+        return creator_closure(blocks, self.package, broad)
 
     def semaphore_at(self, line: int, col: int) -> SemaphoreInfo | None:
         """What the last `analyze` knows of the semaphore named at (line, col): for hover."""

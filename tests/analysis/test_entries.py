@@ -1,0 +1,96 @@
+"""Which top-level functions are analysed on their own (entries) and which only from
+their callers: a function outside the creator closure (it makes no semaphore type, and
+names nothing that may) is skipped, without losing a finding."""
+
+import os
+
+from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
+from pallas_lsp.analysis.workspace import Workspace
+
+from .helpers import dedent
+
+HEADER = dedent('''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+''')
+
+KERNEL = dedent('''
+
+
+    def kernel(x_hbm, o_ref, buf, sems):
+        pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()
+''')
+
+
+def wrapper(scratch):
+    return dedent(f'''
+
+
+        def run(x):
+            return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                                  scratch_shapes={scratch})(x)
+    ''')
+
+
+def codes(text, path=None, workspace=None):
+    return [(f.code, f.span.line + 1) for f in analyze_source(text, path, workspace)]
+
+
+def dma_line(text):
+    return text.split("\n").index("    pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()") + 1
+
+
+def test_a_pallas_call_without_semaphores_is_not_analysed_on_its_own():
+    text = HEADER + KERNEL + wrapper("[pltpu.VMEM((2, 8, 128), jnp.float32)]")
+    analyzer = ModuleAnalyzer()
+    assert analyzer.analyze(text) == []
+    # only the four imports ran: neither `kernel` nor `run` can be given a semaphore
+    assert analyzer.stats == {"blocks": 6, "entries_run": 4}
+
+
+def test_scratch_from_a_constant_built_from_another_constant():
+    text = HEADER + dedent('''
+
+        SEMS = [pltpu.SemaphoreType.DMA((2,))]
+        SCRATCH = [pltpu.VMEM((2, 8, 128), jnp.float32)] + SEMS
+    ''') + KERNEL + wrapper("SCRATCH")
+    assert codes(text) == [("PAL001", dma_line(text))]
+
+
+def test_scratch_from_a_helper_calling_a_helper():
+    text = HEADER + dedent('''
+
+
+        def sems():
+            return [pltpu.SemaphoreType.DMA((2,))]
+
+
+        def scratch():
+            return [pltpu.VMEM((2, 8, 128), jnp.float32)] + sems()
+    ''') + KERNEL + wrapper("scratch()")
+    assert codes(text) == [("PAL001", dma_line(text))]
+
+
+def test_scratch_imported_inside_the_function(tmp_path):
+    pkg = tmp_path / "mykernels"
+    os.makedirs(pkg)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "specs.py").write_text(HEADER + "\nSCRATCH = [pltpu.VMEM((2, 8, 128), jnp.float32), "
+                                  "pltpu.SemaphoreType.DMA((2,))]\n")
+    text = HEADER + KERNEL + dedent('''
+
+
+        def run(x):
+            from .specs import SCRATCH
+            return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                                  scratch_shapes=SCRATCH)(x)
+    ''')
+    path = str(pkg / "copy_kernel.py")
+    (pkg / "copy_kernel.py").write_text(text)
+    assert codes(text, path, Workspace([str(tmp_path)])) == [("PAL001", dma_line(text))]
+
+
+# A name that only a star import provides (every `pallas_call` is then analysed) is tested
+# in test_workspace.py::test_import_forms_of_workspace_modules[star import].
