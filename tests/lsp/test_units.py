@@ -154,3 +154,30 @@ def test_run_server_rejects_a_bad_tcp_address():
 
     with pytest.raises(ValueError, match="HOST:PORT"):
         run_server(tcp="localhost")
+
+
+class _Node:
+    """A cycle-forming object, as the interpreter's frames and closures are."""
+
+    def __init__(self):
+        self.me = self
+
+
+def test_frozen_garbage_survives_collections_until_reclaimed():
+    import gc
+    import weakref
+
+    from pallas_lsp.server.documents import frozen_after, reclaim
+
+    assert gc.isenabled()
+    with frozen_after():
+        assert not gc.isenabled()
+        node = _Node()
+        alive = weakref.ref(node)
+        del node                  # cyclic garbage, made while an analysis runs
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    gc.collect()
+    assert alive() is not None    # frozen: the collections after an analysis skip it
+    reclaim()
+    assert alive() is None        # given back (when a document is closed)
+    gc.unfreeze()

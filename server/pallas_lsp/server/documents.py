@@ -13,6 +13,8 @@ the superseded one would have been, and nothing stale is ever published.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import itertools
 import logging
 import time
@@ -40,6 +42,36 @@ log = logging.getLogger(__name__)
 MAX_SOURCE_CHARS = 2_000_000
 
 _SERIALS = itertools.count(1)
+
+
+@contextlib.contextmanager
+def frozen_after():
+    """Run a block with the cyclic GC off, then move every object alive to the permanent
+    generation (`gc.freeze`) before turning it back on.
+
+    An analysis allocates its trees and values (about two million objects for a
+    20,000-line file) while the GC is off; left alone, they would all be scanned by the
+    first collections after it, a pause of 0.1-0.3 s right before the diagnostics are sent
+    (and again during the next keystrokes).  Frozen, they are never scanned; those that
+    die are still freed by reference counting.  What freezing keeps alive is only garbage
+    in cycles (interpreter frames and closures: about 10,000 objects after the first
+    analysis of that file, a dozen per keystroke), given back by `reclaim`."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def reclaim() -> None:
+    """Collect the cyclic garbage frozen by `frozen_after` (a full collection: a pause of
+    up to about 0.3 s for a 20,000-line file), then freeze what is left again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 @dataclass
@@ -158,6 +190,7 @@ class DocumentStore:
         if self.publish is not None:
             for target in sorted(doc.published):
                 self.publish(target, [], None)
+        self.on_worker(reclaim)     # the closed document's frozen cyclic garbage
 
     def _retire(self, doc: Document) -> None:
         doc.closed = True
@@ -268,8 +301,9 @@ class DocumentStore:
                 doc.too_large_logged = True
         else:
             try:
-                findings = doc.analyzer.analyze(
-                    text, lambda: doc.closed or self.stopped or doc.generation != snap.generation)
+                with frozen_after():
+                    findings = doc.analyzer.analyze(
+                        text, lambda: doc.closed or self.stopped or doc.generation != snap.generation)
             except Cancelled:
                 log.debug("%s v%s: superseded after %.1f ms", doc.uri, snap.version,
                           (time.perf_counter() - t0) * 1000)
