@@ -234,32 +234,54 @@ def _is_definition(block) -> bool:
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_FACTS_CACHE: dict[str, tuple] = {}
+_FACTS_CACHE: dict[tuple, _Facts] = {}
 
 
-def _facts(block, package) -> tuple:
-    """(creates, creates counting `pallas_call`, identifiers) of a block, once per text.
+class _Facts:
+    """What the creator closure needs of a block, computed once per text (and package).
 
-    *creates*: the block mentions a creating API (module-level statements: or an alias
-    of one), or imports from a module outside the standard library, JAX and Pallas (its
-    values are code we do not see here; in a function: any import).  The identifiers are
-    a tuple of interned strings (a fraction of the memory of a set of fresh strings)."""
-    key = (block.text, package)
-    cached = _FACTS_CACHE.get(key)
-    if cached is None:
-        text = block.text
-        definition = _is_definition(block)
+    `creates`: the block mentions a creating API (module-level statements: or an alias of
+    one), or imports from a module outside the standard library, JAX and Pallas (its
+    values are code we do not see here; in a function: any import).  `creates_broad`:
+    the same, counting `pallas_call` (used with a star import in the module).  `words`:
+    its identifiers, as a tuple of interned strings (a fraction of the memory of a set of
+    fresh strings).  The last two are computed only when asked for."""
+
+    __slots__ = ("_broad", "_words", "creates", "text")
+
+    def __init__(self, block, package):
+        text = self.text = block.text
         creates = bool(_CREATORS.search(text))
         if not creates:
-            if definition:
+            if _is_definition(block):
                 creates = bool(_LOCAL_IMPORT.search(text))
             else:
                 creates = bool(_ALIAS_EXTRA.search(text)) or _imports_unseen_code(block, package)
-        broad = creates or bool(_CREATORS_BROAD.search(text))
+        self.creates = creates
+        self._broad = True if creates else None
+        self._words = None
+
+    @property
+    def creates_broad(self) -> bool:
+        if self._broad is None:
+            self._broad = bool(_CREATORS_BROAD.search(self.text))
+        return self._broad
+
+    @property
+    def words(self) -> tuple:
+        if self._words is None:
+            self._words = tuple(map(sys.intern, set(_WORD.findall(self.text))))
+        return self._words
+
+
+def _facts(block, package) -> _Facts:
+    key = (block.text, package)
+    facts = _FACTS_CACHE.get(key)
+    if facts is None:
         if len(_FACTS_CACHE) > 20000:
             _FACTS_CACHE.clear()
-        cached = _FACTS_CACHE[key] = (creates, broad, tuple(set(map(sys.intern, _WORD.findall(text)))))
-    return cached
+        facts = _FACTS_CACHE[key] = _Facts(block, package)
+    return facts
 
 
 def _imports_unseen_code(block, package) -> bool:
@@ -286,10 +308,10 @@ def creator_closure(blocks, package, broad=False) -> frozenset:
     rest = []
     for b in blocks:
         facts = _facts(b, package)
-        if facts[1] if broad else facts[0]:
+        if facts.creates_broad if broad else facts.creates:
             creators.update(block_names(b))
         else:
-            rest.append((b, facts[2]))
+            rest.append((b, facts.words))
     grew = True
     while grew and rest:
         grew = False
@@ -311,10 +333,10 @@ def _mentions_other(words, own, names) -> bool:
 def _in_closure(block, package, creators, broad) -> tuple[bool, bool]:
     """(in `creators`' closure, by its own words): whether `block` belongs to the closure,
     and whether it does because it creates (not through the names it mentions)."""
-    creates, creates_broad, words = _facts(block, package)
-    if creates_broad if broad else creates:
+    facts = _facts(block, package)
+    if facts.creates_broad if broad else facts.creates:
         return True, True
-    return _mentions_other(words, block_names(block), creators), False
+    return _mentions_other(facts.words, block_names(block), creators), False
 
 
 class Cancelled(Exception):
