@@ -37,6 +37,7 @@ from .config import (
     split_selectors,
     unknown_selectors,
 )
+from .memory import frozen_after, reclaim_when_grown
 
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", "dist",
@@ -238,7 +239,10 @@ def _workspace(task: Task) -> Workspace:
 
 
 def _analyze(text: str, task: Task) -> list[Finding]:
-    return _select(analyze_source(text, task.path, _workspace(task)), task)
+    with frozen_after():
+        findings = analyze_source(text, task.path, _workspace(task))
+    reclaim_when_grown()
+    return _select(findings, task)
 
 
 def _select(findings: list[Finding], task: Task) -> list[Finding]:

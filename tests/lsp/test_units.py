@@ -167,7 +167,7 @@ def test_frozen_garbage_survives_collections_until_reclaimed():
     import gc
     import weakref
 
-    from pallas_lsp.server.documents import frozen_after, reclaim
+    from pallas_lsp.memory import frozen_after, reclaim
 
     assert gc.isenabled()
     with frozen_after():
@@ -181,3 +181,18 @@ def test_frozen_garbage_survives_collections_until_reclaimed():
     reclaim()
     assert alive() is None        # given back (when a document is closed)
     gc.unfreeze()
+
+
+def test_reclaim_when_grown_collects_only_after_enough_growth(monkeypatch):
+    from pallas_lsp import memory
+
+    calls = []
+    sizes = iter([100, 150, 227, 228, 229, 356, 357, 400])
+    monkeypatch.setattr(memory, "_rss", lambda: next(sizes))
+    monkeypatch.setattr(memory, "reclaim", lambda: calls.append(1))
+    monkeypatch.setattr(memory, "_baseline", None)
+    # 100 is the baseline; at 228 the process has grown by the step: collect, and the
+    # size after it (229) is the new baseline; at 357 it has grown by the step again.
+    got = [memory.reclaim_when_grown(step=128) for _ in range(6)]
+    assert got == [False, False, False, True, False, True]
+    assert len(calls) == 2

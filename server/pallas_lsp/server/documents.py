@@ -13,8 +13,6 @@ the superseded one would have been, and nothing stale is ever published.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import itertools
 import logging
 import time
@@ -30,6 +28,7 @@ from pygls.uris import to_fs_path
 from ..analysis.engine import Cancelled, ModuleAnalyzer
 from ..analysis.findings import Finding
 from ..analysis.fixes import split_lines
+from ..memory import frozen_after, reclaim, reclaim_when_grown
 from .diagnostics import DiagnosticFactory, PositionConverter, split_plain
 from .notebooks import NotebookText, join_cells, notebook_message
 from .settings import Selection
@@ -42,36 +41,6 @@ log = logging.getLogger(__name__)
 MAX_SOURCE_CHARS = 2_000_000
 
 _SERIALS = itertools.count(1)
-
-
-@contextlib.contextmanager
-def frozen_after():
-    """Run a block with the cyclic GC off, then move every object alive to the permanent
-    generation (`gc.freeze`) before turning it back on.
-
-    An analysis allocates its trees and values (about two million objects for a
-    20,000-line file) while the GC is off; left alone, they would all be scanned by the
-    first collections after it, a pause of 0.1-0.3 s right before the diagnostics are sent
-    (and again during the next keystrokes).  Frozen, they are never scanned; those that
-    die are still freed by reference counting.  What freezing keeps alive is only garbage
-    in cycles (interpreter frames and closures: about 10,000 objects after the first
-    analysis of that file, a dozen per keystroke), given back by `reclaim`."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
-def reclaim() -> None:
-    """Collect the cyclic garbage frozen by `frozen_after` (a full collection: a pause of
-    up to about 0.3 s for a 20,000-line file), then freeze what is left again."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 @dataclass
@@ -304,6 +273,7 @@ class DocumentStore:
                 with frozen_after():
                     findings = doc.analyzer.analyze(
                         text, lambda: doc.closed or self.stopped or doc.generation != snap.generation)
+                reclaim_when_grown()   # documents kept open for a long time
             except Cancelled:
                 log.debug("%s v%s: superseded after %.1f ms", doc.uri, snap.version,
                           (time.perf_counter() - t0) * 1000)

@@ -1,0 +1,75 @@
+"""How pallas-lsp runs an analysis under Python's cyclic garbage collector.
+
+An analysis allocates its trees and values (about two million objects for a
+20,000-line file) and almost all of them are long-lived and acyclic.  The engine runs with
+the collector paused (`engine.ModuleAnalyzer.analyze`); left alone, the collections that
+follow would scan every one of those objects at least twice: a pause of 0.1-0.3 s right
+before the server sends the diagnostics, and about a quarter of `pallas-lsp check`'s time.
+
+`frozen_after()` moves what an analysis leaves alive to the permanent generation
+(`gc.freeze`) instead: those objects are never scanned, and the ones that die are still
+freed by reference counting.  What freezing keeps alive is garbage in cycles only
+(interpreter frames and their closures: about 10,000 objects after a first analysis of a
+20,000-line file, a dozen per keystroke); `reclaim()` collects it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+
+
+@contextlib.contextmanager
+def frozen_after():
+    """Run the block with the cyclic GC off; then freeze every live object, GC back on."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def reclaim() -> None:
+    """Collect the cyclic garbage frozen by `frozen_after` (a full collection: up to about
+    0.3 s with a 20,000-line file analysed), then freeze what is left again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_baseline: int | None = None
+_calls = 0
+
+
+def _rss() -> int | None:
+    """Resident memory of this process in bytes (Linux), else None."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def reclaim_when_grown(step: int = 128 << 20, every: int = 64) -> bool:
+    """`reclaim()` once the process has grown by `step` bytes since the last time (where
+    its memory cannot be read: every `every` calls).  For batch runs (`pallas-lsp check`
+    over many files): a full collection costs about 0.5 s with a parse cache full of
+    trees, so it is paid only when the frozen garbage may have become large."""
+    global _baseline, _calls
+    rss = _rss()
+    _calls += 1
+    if rss is None:
+        due = _calls % every == 0
+    else:
+        if _baseline is None:
+            _baseline = rss
+        due = rss - _baseline >= step
+    if due:
+        reclaim()
+        _baseline = _rss()
+    return due
