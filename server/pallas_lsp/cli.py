@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gc
 import io
 import multiprocessing
 import os
@@ -346,6 +347,7 @@ def check_all(tasks: list[Task], jobs: int) -> list[FileResult]:
             # Biggest files first, so the last ones to finish are small.
             order = sorted(tasks, key=lambda t: -sizes[id(t)])
             workers = min(jobs, len(tasks))
+            gc.freeze()   # the workers are forked: no collection there touches (copies) our pages
             with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
                 return list(pool.map(check_file, order, chunksize=max(1, len(order) // (workers * 8))))
     return [check_file(t) for t in tasks]
