@@ -132,6 +132,7 @@ class DocumentStore:
         self.docs: dict[str, Document] = {}
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
         self.stopped = False
+        self._reclaim_pending = False
 
     def stop(self) -> None:
         """The client asked for shutdown: no more runs; a run in flight is not waited for."""
@@ -159,7 +160,13 @@ class DocumentStore:
         if self.publish is not None:
             for target in sorted(doc.published):
                 self.publish(target, [], None)
-        self.on_worker(reclaim)     # the closed document's frozen cyclic garbage
+        if not self._reclaim_pending:   # the closed document's frozen cyclic garbage,
+            self._reclaim_pending = True  # once for documents closed together
+            self.on_worker(self._reclaim)
+
+    def _reclaim(self) -> None:
+        self._reclaim_pending = False
+        reclaim()
 
     def _retire(self, doc: Document) -> None:
         doc.closed = True
