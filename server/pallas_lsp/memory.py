@@ -21,16 +21,24 @@ import os
 
 
 @contextlib.contextmanager
-def frozen_after():
-    """Run the block with the cyclic GC off; then freeze every live object, GC back on."""
+def gc_paused(freeze: bool = False):
+    """Run the block with the cyclic GC off (as it was before, on or off, afterwards);
+    with `freeze`, move every live object to the permanent generation before the GC
+    comes back on."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
+        if freeze:
+            gc.freeze()
         if enabled:
             gc.enable()
+
+
+def frozen_after():
+    """Run the block with the cyclic GC off; then freeze every live object, GC back on."""
+    return gc_paused(freeze=True)
 
 
 def reclaim() -> None:

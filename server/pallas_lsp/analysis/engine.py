@@ -21,13 +21,13 @@ from __future__ import annotations
 import ast
 import bisect
 import builtins
-import gc
 import logging
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..memory import gc_paused
 from . import checks
 from .api import KNOWN_NAMES
 from .findings import Finding, Span
@@ -370,13 +370,8 @@ class ModuleAnalyzer:
         # Parsing and interpreting allocate many small, long-lived objects (AST nodes):
         # the cyclic GC would rescan them again and again (more than half the time of a
         # first analysis).  Nothing here makes cycles that must die early.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return self._analyze(source, cancelled)
-        finally:
-            if enabled:
-                gc.enable()
 
     def _analyze(self, source: str, cancelled) -> list[Finding]:
         if "\r" in source:
