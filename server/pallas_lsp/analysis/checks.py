@@ -8,10 +8,55 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from .findings import Finding, FixData, Related, Span
+from .pallas.model import CheckedCall, SemRole
+from .pallas.registry import REGISTRY
 from .rules import RULES
 from .values import Loc, Sem, shape_text
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """What the index suggestion needs from where a call is."""
+
+    slice_names: frozenset = frozenset()   # names in the call's `.at[...]`s bound to slices
+    loop_var: str | None = None            # the innermost loop variable around the call
+    scope: object = None                   # the Python scope (def / comprehension)
+
+
+@dataclass(frozen=True)
+class SemUse:
+    """One semaphore argument of a checked call (or of a descriptor's method)."""
+
+    rule: str
+    verb: str                 # JAX's word: "Cannot {verb} on a non-()-shaped semaphore"
+    api_name: str
+    value: Any                # the abstract value given
+    at: Loc | None            # the argument expression
+    call: Loc | None          # the call (its other arguments suggest the index)
+    stmt: Loc | None = None   # the statement holding it (None: the current one)
+    role: SemRole | None = None
+    remote: bool = False
+    context: CallContext | None = None
+
+
+@dataclass(frozen=True)
+class InnerUse:
+    """Where the check itself happened (inside the helper the array was passed to)."""
+
+    at: Loc
+    stmt: Loc | None
+    call: Loc | None
+    direct: bool
+    context: CallContext
+
+
+@dataclass(frozen=True)
+class Via:
+    helper: str               # the helper's name, for messages
+    use: Loc | None           # where it uses the semaphore
 
 
 @dataclass(eq=False)
@@ -26,57 +71,58 @@ class RawFinding:
     at: Loc                 # the expression reported (argument, or helper call argument)
     stmt: Loc | None        # the statement holding it (the guard goes above)
     call: Loc | None        # the call whose other arguments suggest the index
-    via: tuple | None       # (helper name, Loc of the semaphore use inside it)
+    via: Via | None         # the helper it went through
     direct: bool            # the reported expression is the semaphore itself
-    role: str | None = None
+    role: SemRole | None = None
     remote: bool = False
-    slice_names: frozenset = frozenset()   # names in the call's `.at[...]`s bound to slices
-    loop_var: str | None = None            # the innermost loop variable around the call
+    context: CallContext = CallContext()
     decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
     index_hint: tuple | None = None        # how the same array is indexed elsewhere
-    scope: object = None                   # the Python scope (def / comprehension) of `at`
     sites: tuple = ()                      # helper calls the array went through, outermost first
-    inner: tuple | None = None             # where the check itself happened (inside the helper)
+    inner: InnerUse | None = None          # where the check itself happened (inside the helper)
 
 
-def call_context(call_loc, frame):
-    """What the index suggestion needs from where a call is: (slice names, loop variable,
-    scope)."""
-    return _slice_names(call_loc, frame), _loop_var(frame), frame.scope
+def call_context(call_loc: Loc | None, frame: Any) -> CallContext:
+    """The context of a call at the current point of `frame`."""
+    return CallContext(_slice_names(call_loc, frame), _loop_var(frame), frame.scope)
 
 
-def check_semaphore(ctx, code, verb, value, loc, call_loc, frame, api_name, role=None, remote=False, stmt=None,
-                    context=None):
-    """Record a finding when `value` is a semaphore array (anything else: silent)."""
+def check_semaphore(ctx: Any, use: SemUse, frame: Any) -> None:
+    """Record a finding when `use.value` is a semaphore array (anything else: silent)."""
+    value = use.value
     if ctx.silent or not isinstance(value, Sem) or value.scalar:
         return
-    site = value.site
+    stmt = use.stmt
     if stmt is None:
-        stmt = frame.loc(frame.stmt) if frame.stmt is not None else call_loc
-    inner_at = loc or call_loc
+        stmt = frame.loc(frame.stmt) if frame.stmt is not None else use.call
+    inner_at = use.at or use.call
     inner = None
     if inner_at is not None:
-        slice_names, loop_var, scope = context if context is not None else call_context(call_loc, frame)
-        inner = (inner_at, stmt, call_loc, loc is not None, slice_names, loop_var)
+        context = use.context if use.context is not None else call_context(use.call, frame)
+        inner = InnerUse(inner_at, stmt, use.call, use.at is not None, context)
+    site = value.site
     if site is not None:
-        raw = RawFinding(code, verb, api_name, value, site.arg, site.stmt, site.call, (site.callee, inner_at),
-                         site.direct, role, remote, sites=value.sites, inner=inner)
+        raw = RawFinding(use.rule, use.verb, use.api_name, value, at=site.arg, stmt=site.stmt, call=site.call,
+                         via=Via(site.callee, inner_at), direct=site.direct, role=use.role, remote=use.remote,
+                         sites=value.sites, inner=inner)
     elif inner is not None:
-        raw = RawFinding(code, verb, api_name, value, inner[0], inner[1], inner[2], None, inner[3], role, remote,
-                         inner[4], inner[5], scope=scope)
+        raw = RawFinding(use.rule, use.verb, use.api_name, value, at=inner.at, stmt=inner.stmt, call=inner.call,
+                         via=None, direct=inner.direct, role=use.role, remote=use.remote, context=inner.context)
     else:
         return
     ctx.findings.append(raw)
 
 
-def report_inside_indexing_helpers(findings, indexed_sites, kernel_nodes=frozenset()):
+def report_inside_indexing_helpers(findings: list[RawFinding], indexed_sites: set[int],
+                                   kernel_nodes: set | frozenset = frozenset()) -> None:
     """A helper that indexes the array it was given (`sems.at[i]` somewhere) knows it is
     an array, and so does a function that is itself a kernel (it gets the array straight
     from scratch elsewhere): their use of the whole array is the bug, so the finding moves
     inside the innermost such function: to the next helper call it makes with the array,
     or to the DMA itself."""
     for raw in findings:
-        if not raw.sites or raw.inner is None:
+        inner = raw.inner
+        if not raw.sites or inner is None:
             continue
         aware = [i for i, s in enumerate(raw.sites)
                  if id(s) in indexed_sites or s.callee_node in kernel_nodes]
@@ -86,15 +132,15 @@ def report_inside_indexing_helpers(findings, indexed_sites, kernel_nodes=frozens
         if k + 1 < len(raw.sites):
             nxt = raw.sites[k + 1]
             raw.at, raw.stmt, raw.call, raw.direct = nxt.arg, nxt.stmt, nxt.call, nxt.direct
-            raw.via, raw.sites = (nxt.callee, raw.inner[0]), raw.sites[k + 1:]
-            raw.slice_names, raw.loop_var = frozenset(), None
+            raw.via, raw.sites = Via(nxt.callee, inner.at), raw.sites[k + 1:]
+            raw.context = CallContext()
             continue
-        at, stmt, call, direct, slice_names, loop_var = raw.inner
-        if at.path is not None or (_is_at(at.node) and id(raw.sites[-1]) in indexed_sites
-                                   and raw.sites[-1].callee_node not in kernel_nodes):
+        if inner.at.path is not None or (_is_at(inner.at.node) and id(raw.sites[-1]) in indexed_sites
+                                         and raw.sites[-1].callee_node not in kernel_nodes):
             continue  # the helper used a view: the caller passed the wrong rank
-        raw.at, raw.stmt, raw.call, raw.direct = at, stmt, call, direct
-        raw.slice_names, raw.loop_var, raw.via, raw.sites = slice_names, loop_var, None, ()
+        raw.at, raw.stmt, raw.call, raw.direct = inner.at, inner.stmt, inner.call, inner.direct
+        raw.context = CallContext(inner.context.slice_names, inner.context.loop_var)
+        raw.via, raw.sites = None, ()
 
 
 def _loop_var(frame):
@@ -154,12 +200,18 @@ def _index_suggestion(raw: RawFinding, rank: int) -> tuple[str, ...]:
         return (neighbour,) + ("0",) * (rank - 1)
     if hint:
         return hint
-    if raw.loop_var and raw.loop_var not in existing:
-        return (raw.loop_var,) + ("0",) * (rank - 1)
+    if raw.context.loop_var and raw.context.loop_var not in existing:
+        return (raw.context.loop_var,) + ("0",) * (rank - 1)
     return ("0",) * rank
 
 
-_SEM_KEYWORDS = {"send_sem": 2, "recv_sem": 3}
+def _remote_semaphore_positions() -> dict[str, int]:
+    spec = REGISTRY["pltpu.make_async_remote_copy"]
+    assert isinstance(spec, CheckedCall)
+    return {p.name: spec.position(p.name) for p in spec.sems}
+
+
+_REMOTE_SEM_POSITIONS = _remote_semaphore_positions()   # {"recv_sem": 3, "send_sem": 2}
 
 
 def _sibling_index(raw, at_node, rank):
@@ -168,8 +220,9 @@ def _sibling_index(raw, at_node, rank):
     call = raw.call.node if raw.call is not None else None
     if not raw.remote or not isinstance(call, ast.Call):
         return None
-    sems = [a for i, a in enumerate(call.args) if i in (2, 3)]
-    sems += [k.value for k in call.keywords if k.arg in _SEM_KEYWORDS]
+    positions = _REMOTE_SEM_POSITIONS.values()
+    sems = [a for i, a in enumerate(call.args) if i in positions]
+    sems += [k.value for k in call.keywords if k.arg in _REMOTE_SEM_POSITIONS]
     for a in sems:
         if a is at_node or not _is_at(a):
             continue
@@ -197,7 +250,7 @@ def _neighbour_slot(raw, at_node, existing):
             continue
         if isinstance(elts[0], ast.Call):
             continue  # pl.ds(...) keeps the dimension: not a slot
-        if isinstance(elts[0], ast.Name) and elts[0].id in raw.slice_names:
+        if isinstance(elts[0], ast.Name) and elts[0].id in raw.context.slice_names:
             continue
         text = raw.call.block.segment(elts[0])
         if text not in existing and "\n" not in text:
@@ -209,17 +262,18 @@ def index_hints(findings, views):
     """Give each finding the index its array gets elsewhere in the same entry (the
     nearest `.at[...]` of the same expression that makes it one semaphore)."""
     by_text = {}
-    for block, node, sem, scope in views:
-        if sem.dims == () and _is_at(node) and isinstance(node.value.value, (ast.Name, ast.Attribute)):
-            base = block.segment(node.value.value)
-            by_text.setdefault((base, scope), []).append((block, node))
+    for view in views:
+        node = view.node
+        if view.sem.dims == () and _is_at(node) and isinstance(node.value.value, (ast.Name, ast.Attribute)):
+            base = view.block.segment(node.value.value)
+            by_text.setdefault((base, view.scope), []).append((view.block, node))
     if not by_text:
         return
     for raw in findings:
         if not raw.direct or raw.sem.dims is None or raw.via is not None:
             continue
         base = raw.at.block.segment(raw.at.node)
-        uses = by_text.get((base, raw.scope))  # only indices written in the same scope
+        uses = by_text.get((base, raw.context.scope))  # only indices written in the same scope
         if not uses:
             continue
         line = raw.at.block.start + raw.at.node.lineno
@@ -251,7 +305,7 @@ def _line_no(loc: Loc | None) -> str | None:
 
 def position_key(raw: RawFinding) -> tuple:
     """The block positions a formatted finding depends on (it is re-made when one moves)."""
-    locs = (raw.at, raw.stmt, raw.sem.decl, raw.via[1] if raw.via else None)
+    locs = (raw.at, raw.stmt, raw.sem.decl, raw.via.use if raw.via else None)
     return tuple(loc.block.start if loc is not None else -1 for loc in locs)
 
 
@@ -274,7 +328,7 @@ def _static(raw: RawFinding) -> _Static:
         text = raw.at.block.segment(raw.at.node)
         short = text if len(text) <= 40 and "\n" not in text else text.split("\n")[0][:37] + "..."
         index = _index_suggestion(raw, len(sem.dims)) if raw.direct and sem.dims is not None else ()
-        st = _Static(text, short, index, _suggest(text, index) if index else None,
+        st = _Static(text, short, index, _suggest(text, index, raw.context.slice_names) if index else None,
                      "semaphore" if sem.kind == "?" else f"{sem.kind} semaphore", shape_text(sem.dims))
         raw.__dict__["_static"] = st
     return st
@@ -302,9 +356,9 @@ def to_finding(raw: RawFinding) -> Finding:
     if decl_line is not None:
         what += f" (declared at {decl_line})"
     if raw.remote and raw.role:
-        what += f", given as the {'source semaphore (send_sem)' if raw.role == 'src' else 'destination semaphore (recv_sem)'}"
+        what += f", given as the {'source semaphore (send_sem)' if raw.role is SemRole.SRC else 'destination semaphore (recv_sem)'}"
     if raw.via is not None:
-        helper, use = raw.via
+        helper, use = raw.via.helper, raw.via.use
         use_line = _line_no(use)
         action = "starts a DMA" if raw.code == "PAL001" else "uses it"
         what += f"; it is passed to `{helper}`, which {action} with it" + (f" at {use_line}" if use_line else "")
@@ -314,8 +368,8 @@ def to_finding(raw: RawFinding) -> Finding:
     related = []
     if sem.decl is not None:
         related.append(Related(loc_span(sem.decl), "the semaphore array is declared here", sem.decl.path))
-    if raw.via is not None and raw.via[1] is not None:
-        related.append(Related(loc_span(raw.via[1]), f"`{raw.via[0]}` uses the semaphore here", raw.via[1].path))
+    if raw.via is not None and raw.via.use is not None:
+        related.append(Related(loc_span(raw.via.use), f"`{raw.via.helper}` uses the semaphore here", raw.via.use.path))
 
     fix = None
     if raw.at.path is None:
@@ -338,7 +392,8 @@ def to_finding(raw: RawFinding) -> Finding:
     return Finding(raw.code, rule.severity, message, at_span, tuple(sem.dims or ()), tuple(related), fix)
 
 
-def _suggest(text: str, index: tuple[str, ...]) -> str:
-    if text.endswith("]") and ".at[" in text:
-        return text[:-1] + ", " + ", ".join(index) + "]"
-    return f"{text}.at[{', '.join(index)}]"
+def _suggest(text: str, index: tuple[str, ...], slice_names: frozenset[str]) -> str:
+    """What the message suggests: the same edit the index fix makes."""
+    from .fixes import indexed_text
+
+    return indexed_text(text, index, slice_names)

@@ -5,7 +5,7 @@ How a run goes (`ModuleAnalyzer.analyze`):
 1. split the text into top-level blocks (`parse.py`); blocks whose text did not change
    keep their parsed tree;
 2. index which block binds which top-level name;
-3. every block is an *entry*: its statements are interpreted (`flow.py`), top-level
+3. every block is an *entry*: its statements are interpreted (`interp/`), top-level
    functions and classes that nothing calls are run with unknown arguments, and
    `pallas_call`s run their kernels with the refs Pallas allocates.  An entry's findings
    are cached with the names it looked up and the block each resolved to; the next run
@@ -18,325 +18,54 @@ and the entries it finished stay cached, so the next run only does what is left.
 
 from __future__ import annotations
 
-import ast
 import bisect
-import builtins
 import logging
 import re
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..memory import gc_paused
 from . import checks
-from .api import KNOWN_NAMES
+from .closure import creator_closure, in_closure, is_definition
 from .findings import Finding, Span
-from .flow import Budget, Context, Frame, Interpreter, import_bindings
+from .interp.core import Interpreter
+from .interp.frame import Budget, Context, Frame
+from .module import STAR_IMPORT, ModuleState, block_names
+from .pallas.invokers import invoke_kernel
 from .parse import Block, BlockList
 from .suppression import apply_noqa
-from .symbols import LIBRARY_ROOTS, canonical, resolve_relative
-from .values import UNKNOWN, Api, Func
 from .workspace import package_of
 
 log = logging.getLogger(__name__)
 
-_BUILTINS = frozenset(dir(builtins))
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))  # never followed into
-STAR_IMPORT = "*"   # pseudo-name bound by `from module import *`
-_PALLAS_ROOTS = ("pl", "pltpu", "plgpu")
-
-
-def _bound_names(stmts, out):
-    """Names bound at module level by these statements (not inside defs/classes)."""
-    for s in stmts:
-        t = type(s)
-        if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            out.add(s.name)
-        elif t in (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor):
-            targets = s.targets if t is ast.Assign else [s.target]
-            for target in targets:
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Name):
-                        out.add(n.id)
-            if t in (ast.For, ast.AsyncFor):
-                _bound_names(s.body, out)
-                _bound_names(s.orelse, out)
-        elif t in (ast.Import, ast.ImportFrom):
-            for alias in s.names:
-                if alias.name != "*":
-                    out.add(alias.asname or alias.name.split(".")[0])
-                else:
-                    out.add(STAR_IMPORT)
-        elif t in (ast.If, ast.While):
-            _bound_names(s.body, out)
-            _bound_names(s.orelse, out)
-        elif t in (ast.With, ast.AsyncWith):
-            _bound_names(s.body, out)
-        elif t is ast.Try or t.__name__ == "TryStar":
-            _bound_names(s.body, out)
-            _bound_names(s.orelse, out)
-            _bound_names(s.finalbody, out)
-            for h in s.handlers:
-                _bound_names(h.body, out)
-    return out
-
-
-_NAMES_CACHE: dict[str, frozenset] = {}
-
-
-_DEF_NAME = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
-
-
-def def_name(block: Block) -> str | None:
-    """The name a `def` / `class` block binds, read from its text (no parse needed)."""
-    if not block.text.startswith(("def ", "async ", "class ", "@")):
-        return None
-    m = _DEF_NAME.search(block.text)
-    return m.group(1) if m else None
-
-
-def block_names(block: Block) -> frozenset:
-    names = _NAMES_CACHE.get(block.text)
-    if names is None:
-        name = def_name(block)
-        if name is not None:
-            names = frozenset((name,))
-            _NAMES_CACHE[block.text] = names
-            return names
-        tree = block.tree
-        names = frozenset(_bound_names(tree.body, set())) if tree is not None else frozenset()
-        if len(_NAMES_CACHE) > 20000:
-            _NAMES_CACHE.clear()
-        _NAMES_CACHE[block.text] = names
-    return names
-
-
-class ModuleState:
-    """The module as the interpreter sees it during one run: top-level bindings, the
-    (lazily computed, per-run cached) values of globals, and imports."""
-
-    def __init__(self, blocks, bindings, path=None, package=None, workspace=None, loc_path=None):
-        self.blocks = blocks
-        self.path = path            # the file (for resolving imports); may be None
-        self.loc_path = loc_path    # set for another module: its locations carry the path
-        self.package = package
-        self.workspace = workspace
-        self.bindings: dict[str, Block] = bindings
-        self._envs: dict = {}
-        self._evaluating: set = set()
-
-    def binding_key(self, name):
-        b = self.bindings.get(name)
-        return b.key if b is not None else None
-
-    def global_value(self, name, ctx, frame):
-        block = self.bindings.get(name)
-        if block is not None and block.key in self._evaluating:
-            # `kernel = functools.partial(kernel, ...)`: inside the block that rebinds the
-            # name, it still means the earlier binding.
-            block = next((b for b in reversed(self.blocks[:block.index]) if name in block_names(b)), None)
-        ctx.deps[name] = block.key if block is not None else None
-        if block is None:
-            if STAR_IMPORT in self.bindings:
-                value = self.star_value(name, ctx)
-                if value is not None:
-                    return value
-            return Api(name) if name in _BUILTINS else UNKNOWN
-        env = self.block_env(block, ctx)
-        return env.get(name, UNKNOWN)
-
-    def block_env(self, block, ctx):
-        cached = self._envs.get(block.key)
-        if cached is None and block._tree is False and block.text.startswith(("def ", "async def ")):
-            # An undecorated function not parsed yet: parse it only if it is called.
-            name = def_name(block)
-            if name is not None:
-                frame = Frame({}, None, block, path=self.loc_path, module=self)
-                cached = ({name: Func(None, frame, block, name, self.loc_path)}, {})
-                self._envs[block.key] = cached
-        if cached is None:
-            if block.key in self._evaluating or block.tree is None:
-                return {}
-            self._evaluating.add(block.key)
-            sub = Context(self, silent=True)
-            frame = Frame({}, None, block, path=self.loc_path, module=self)
-            try:
-                Interpreter(sub).run_body(block.tree.body, frame)
-            except (Budget, RecursionError):
-                pass
-            except Exception:  # an interpreter bug must not take the run down
-                log.exception("pallas-lsp: evaluating a top-level block failed")
-            finally:
-                self._evaluating.discard(block.key)
-            cached = (frame.env, dict(sub.deps))
-            self._envs[block.key] = cached
-        env, deps = cached
-        ctx.deps.update(deps)
-        return env
-
-    def star_value(self, name, ctx):
-        """`name` through a `from module import *` (a re-export), if that module has it."""
-        ctx.deps[STAR_IMPORT] = self.bindings[STAR_IMPORT].key
-        for block in reversed(self.blocks):
-            if STAR_IMPORT not in block_names(block):
-                continue
-            for stmt in ast.walk(block.tree):
-                if not (isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)):
-                    continue
-                mod = resolve_relative(stmt.module, stmt.level, self.package)
-                if not mod:
-                    continue
-                qname = canonical(f"{mod}.{name}")
-                if qname.split(".")[0] in _PALLAS_ROOTS:
-                    if qname in KNOWN_NAMES:
-                        return Api(qname)
-                    continue
-                if self.workspace is not None and mod.split(".")[0] not in LIBRARY_ROOTS:
-                    foreign = self.workspace.module(mod, self.path)
-                    if foreign is not None and (name in foreign.state.bindings or STAR_IMPORT in foreign.state.bindings):
-                        ctx.deps["@" + mod] = self.workspace.version(mod)
-                        return foreign.value(name, ctx)
-        return None
-
-    def import_values(self, stmt, frame, ctx):
-        out = []
-        for name, qname in import_bindings(stmt, self.package):
-            if qname is None:
-                out.append((name, UNKNOWN))
-                continue
-            root = qname.split(".")[0]
-            if root in LIBRARY_ROOTS or root in _PALLAS_ROOTS or root in _STDLIB or self.workspace is None:
-                out.append((name, Api(qname)))
-            else:
-                out.append((name, self.workspace.resolve(qname, self.path, ctx)))
-        return out
-
-
-# Words of the APIs that make semaphores, or that turn semaphore types into refs.  Calls
-# that only use one (`pl.semaphore_signal`, ...) are not among them, nor is `pallas_call`
-# (with its `scratch_shapes`): a kernel gets semaphores only from semaphore types made
-# elsewhere, and what makes those is a creator itself (or a name bound to one, below).
-_CREATORS = re.compile(r"run_scoped|with_scoped|core_map|\.kernel\b|get_barrier_semaphore|"
-                       r"empty_ref_like|emit_pipeline|SemaphoreType|SEMAPHORE|new_ref|get_global")
-# With a `from module import *` in the module, names may come from code we do not see:
-# every call of a kernel is then taken to possibly allocate semaphores.
-_CREATORS_BROAD = re.compile(_CREATORS.pattern + r"|pallas_call|scratch")
-# Module-level statements may also bind an alias of an API (`from ... import kernel`).
-_ALIAS_EXTRA = re.compile(r"\bkernel\b")
-_LOCAL_IMPORT = re.compile(r"^[ \t]+(?:from|import)[ \t]", re.MULTILINE)
-_SKIPPED = "#skipped"
-_SKIPPED_ENTRY = ((), {_SKIPPED: None}, False, ())
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _is_definition(block) -> bool:
-    return def_name(block) is not None
+@dataclass(frozen=True)
+class EntryResult:
+    """What running one entry gave: its raw findings, the global names it read (with the
+    block each resolved to; `@module` keys: another module's version), the semaphores it
+    named (for hover), and whether it was skipped (outside the creator closure)."""
 
-
-_WORD = re.compile(r"[A-Za-z_]\w*")
-_FACTS_CACHE: dict[tuple, _Facts] = {}
-
-
-class _Facts:
-    """What the creator closure needs of a block, computed once per text (and package).
-
-    `creates`: the block mentions a creating API (module-level statements: or an alias of
-    one), or imports from a module outside the standard library, JAX and Pallas (its
-    values are code we do not see here; in a function: any import).  `creates_broad`:
-    the same, counting `pallas_call` (used with a star import in the module).  `words`:
-    its identifiers, as a tuple of interned strings (a fraction of the memory of a set of
-    fresh strings).  The last two are computed only when asked for."""
-
-    __slots__ = ("_broad", "_words", "creates", "text")
-
-    def __init__(self, block, package):
-        text = self.text = block.text
-        creates = bool(_CREATORS.search(text))
-        if not creates:
-            if _is_definition(block):
-                creates = bool(_LOCAL_IMPORT.search(text))
-            else:
-                creates = bool(_ALIAS_EXTRA.search(text)) or _imports_unseen_code(block, package)
-        self.creates = creates
-        self._broad = True if creates else None
-        self._words = None
+    findings: tuple = ()
+    deps: dict = field(default_factory=dict)
+    views: tuple = ()
+    skipped: bool = False
 
     @property
-    def creates_broad(self) -> bool:
-        if self._broad is None:
-            self._broad = bool(_CREATORS_BROAD.search(self.text))
-        return self._broad
-
-    @property
-    def words(self) -> tuple:
-        if self._words is None:
-            self._words = tuple(map(sys.intern, set(_WORD.findall(self.text))))
-        return self._words
+    def reads_other_modules(self) -> bool:
+        return any(k.startswith("@") for k in self.deps)
 
 
-def _facts(block, package) -> _Facts:
-    key = (block.text, package)
-    facts = _FACTS_CACHE.get(key)
-    if facts is None:
-        if len(_FACTS_CACHE) > 20000:
-            _FACTS_CACHE.clear()
-        facts = _FACTS_CACHE[key] = _Facts(block, package)
-    return facts
+_SKIPPED = EntryResult(skipped=True)
 
 
-def _imports_unseen_code(block, package) -> bool:
-    if "import" not in block.text or block.tree is None:
-        return False
-    for stmt in ast.walk(block.tree):
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-                return True
-            for _, qname in import_bindings(stmt, package):
-                root = qname.split(".")[0] if qname else None
-                if root is None or not (root in LIBRARY_ROOTS or root in _PALLAS_ROOTS or root in _STDLIB):
-                    return True
-    return False
+@dataclass(frozen=True)
+class _Formatted:
+    """A finding formatted for the block positions in `key` (re-made when one moves)."""
 
-
-def creator_closure(blocks, package, broad=False) -> frozenset:
-    """Top-level names that may stand for semaphores or for what makes them: the names
-    bound by blocks that create (see `_facts`), then, until nothing changes, the names
-    bound by blocks that mention one of those names (other than their own).  A function
-    whose block is outside can only be given semaphores by a caller, whose entry follows
-    it there.  `broad`: count `pallas_call` as creating (a star import in the module)."""
-    creators: set = set()
-    rest = []
-    for b in blocks:
-        facts = _facts(b, package)
-        if facts.creates_broad if broad else facts.creates:
-            creators.update(block_names(b))
-        else:
-            rest.append((b, facts.words))
-    grew = True
-    while grew and rest:
-        grew = False
-        keep = []
-        for b, words in rest:
-            if creators.isdisjoint(words) or not _mentions_other(words, block_names(b), creators):
-                keep.append((b, words))
-            else:
-                grew = True
-                creators.update(block_names(b))
-        rest = keep
-    return frozenset(creators)
-
-
-def _mentions_other(words, own, names) -> bool:
-    return any(w in names and w not in own for w in words)
-
-
-def _in_closure(block, package, creators, broad) -> tuple[bool, bool]:
-    """(in `creators`' closure, by its own words): whether `block` belongs to the closure,
-    and whether it does because it creates (not through the names it mentions)."""
-    facts = _facts(block, package)
-    if facts.creates_broad if broad else facts.creates:
-        return True, True
-    return _mentions_other(facts.words, block_names(block), creators), False
+    key: tuple
+    finding: Finding
 
 
 class Cancelled(Exception):
@@ -410,9 +139,9 @@ class ModuleAnalyzer:
         todo = []
         for block in blocks:
             cached = old_entries.get(block)
-            if cached is None or (changed_names and not changed_names.isdisjoint(cached[1])) \
-                    or (ws_changed and cached[2] and not self._external_valid(cached[1])) \
-                    or (creators_changed and _SKIPPED in cached[1]):
+            if cached is None or (changed_names and not changed_names.isdisjoint(cached.deps)) \
+                    or (ws_changed and cached.reads_other_modules and not self._external_valid(cached.deps)) \
+                    or (creators_changed and cached.skipped):
                 todo.append(block)
             else:
                 entries[block] = cached
@@ -420,18 +149,17 @@ class ModuleAnalyzer:
         for block in todo:
             if cancelled is not None and cancelled():
                 raise Cancelled
-            if _is_definition(block) and not _in_closure(block, self.package, creators, self._broad)[0]:
+            if is_definition(block) and not in_closure(block, self.package, creators, self._broad)[0]:
                 # A function or class that creates no semaphore itself: run with
                 # unknown arguments it cannot find anything; the entries that give
                 # it semaphores analyse it.
-                entries[block] = _SKIPPED_ENTRY
+                entries[block] = _SKIPPED
             else:
-                found, deps, views = self._run_entry(block, state)
-                entries[block] = (found, deps, any(k.startswith("@") for k in deps), views)
+                entries[block] = self._run_entry(block, state)
                 ran += 1
         if cancelled is not None and ran and cancelled():
             raise Cancelled
-        raws = [raw for block in blocks for raw in entries[block][0]]
+        raws = [raw for block in blocks for raw in entries[block].findings]
         self.stats = {"blocks": len(blocks), "entries_run": ran}
         return self._finish(raws)
 
@@ -447,7 +175,7 @@ class ModuleAnalyzer:
             removed, added = [], []
             stable = True
             for b in changed:
-                inside, creates = _in_closure(b, self.package, old, broad)
+                inside, creates = in_closure(b, self.package, old, broad)
                 if not inside:
                     continue
                 if b in live:
@@ -467,7 +195,8 @@ class ModuleAnalyzer:
         live = set(self._block_list.blocks)
         best = None
         for cached in self._entries.values():
-            for block, node, sem, _ in cached[3]:
+            for view in cached.views:
+                block, node, sem = view.block, view.node, view.sem
                 if block not in live:
                     continue
                 l0 = block.start + node.lineno - 1
@@ -487,9 +216,9 @@ class ModuleAnalyzer:
         ws = self.workspace
         return all(ws.version(name[1:]) == key for name, key in deps.items() if name.startswith("@"))
 
-    def _run_entry(self, block, state):
+    def _run_entry(self, block: Block, state: ModuleState) -> EntryResult:
         if block.tree is None:
-            return [], {}, []
+            return EntryResult()
         ctx = Context(state)
         interp = Interpreter(ctx)
         frame = Frame({}, None, block, path=None, module=state)
@@ -497,7 +226,7 @@ class ModuleAnalyzer:
             interp.run_body(block.tree.body, frame)
             interp.flush_created(frame)
             while ctx.pending:
-                interp.invoke_kernel(ctx.pending[0], None)
+                invoke_kernel(interp, ctx.pending[0], None)
         except (Budget, RecursionError):
             pass
         except Exception:
@@ -508,7 +237,7 @@ class ModuleAnalyzer:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        return ctx.findings, dict(ctx.deps), ctx.views
+        return EntryResult(tuple(ctx.findings), dict(ctx.deps), tuple(ctx.views))
 
     def _finish(self, raws) -> list[Finding]:
         live = set(self._block_list.blocks)
@@ -519,15 +248,15 @@ class ModuleAnalyzer:
                 continue
             key = checks.position_key(raw)
             cached = self._formatted.get(id(raw))
-            if cached is not None and cached[0] == key:
-                f = cached[1]
+            if cached is not None and cached.key == key:
+                f = cached.finding
             else:
                 try:
                     f = checks.to_finding(raw)
                 except Exception:
                     log.exception("pallas-lsp: could not format a finding")
                     continue
-            formatted[id(raw)] = (key, f)
+            formatted[id(raw)] = _Formatted(key, f)
             prev = best.get(f.span)
             if prev is None or (prev.severity != "error" and f.severity == "error"):
                 best[f.span] = f

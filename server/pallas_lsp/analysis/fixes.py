@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .findings import Finding, Span
+from .pallas.derived import INDEX_KEEPER_WORDS
+from .pallas.indexing import keeps_dimension, part_of_syntax
 from .suppression import parse_noqa
 
 QUICKFIX = "quickfix"
@@ -101,7 +103,8 @@ def _trailing_at_bracket(base: str) -> int | None:
 
 
 _SLICE_ASSIGNMENT = re.compile(
-    r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\w+\.)*(?:ds|Slice|slice)\(", re.MULTILINE
+    r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\w+\.)*(?:"
+    + "|".join(sorted(INDEX_KEEPER_WORDS)) + r")\(", re.MULTILINE
 )
 
 
@@ -111,8 +114,9 @@ def slice_names(lines: Sequence[str]) -> frozenset[str]:
 
 
 def _keeps_dimension(index_text: str, slices: frozenset[str] = frozenset()) -> bool:
-    """Whether an `.at[...]` index list holds a slice, `pl.ds(...)`/`ds(...)`, `...`, or a
-    name in `slices` (a variable holding a slice).
+    """Whether an `.at[...]` index list holds an index that keeps its dimension (a slice,
+    an index keeper such as `pl.ds` / `pl.dslice`, `...`, or a name in `slices`: a
+    variable holding a slice), by JAX's rule (`pallas.indexing`).
 
     Those keep a dimension, so more indices cannot simply be appended after them.
     Unparsable text counts as keeping one (the safe answer: chain instead of append).
@@ -121,20 +125,9 @@ def _keeps_dimension(index_text: str, slices: frozenset[str] = frozenset()) -> b
         node = ast.parse(f"x[{index_text}]", mode="eval").body
     except SyntaxError:
         return True
+    assert isinstance(node, ast.Subscript)
     elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    for e in elts:
-        if isinstance(e, (ast.Slice, ast.Starred)):
-            return True
-        if isinstance(e, ast.Constant) and e.value is Ellipsis:
-            return True
-        if isinstance(e, ast.Name) and e.id in slices:
-            return True
-        if isinstance(e, ast.Call):
-            func = e.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in ("ds", "Slice", "slice"):
-                return True
-    return False
+    return any(keeps_dimension(part_of_syntax(e, slices)) for e in elts)
 
 
 def _needs_parens(base: str) -> bool:

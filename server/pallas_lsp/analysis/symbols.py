@@ -3,7 +3,7 @@
 Every module path a Pallas name can be reached through is mapped to one short prefix
 (`pl`, `pltpu`, `plgpu`), so `from jax.experimental.pallas import tpu as t`,
 `import jax.experimental.pallas.tpu as pltpu` and `jax._src.pallas.mosaic.primitives`
-all give the same canonical names that `api.py` keys its table by.
+all give the same canonical names that the API registry (`pallas/registry.py`) is keyed by.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ import ast
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .pallas.registry import semaphore_member
+
 
 class _Unknown:
     __slots__ = ()
@@ -237,12 +239,11 @@ class Descriptor:
 
 
 @dataclass(frozen=True, eq=False)
-class Special:
-    """A callable produced by a Pallas API: a pallas_call/kernel awaiting operands, an
-    emit_pipeline awaiting refs, a with_scoped wrapper, a DMA descriptor method..."""
+class SuperProxy:
+    """`super()` inside a method of `owner`, bound to `self_value`."""
 
-    kind: str
-    data: Any = None
+    owner: Any
+    self_value: Any
 
 
 @dataclass(frozen=True, eq=False)
@@ -372,19 +373,6 @@ def allocate(value, depth=0):
         # A registered dataclass of scratch types arrives as the same dataclass of refs.
         return Instance(value.cls, {k: allocate(v, depth + 1) for k, v in value.fields.items()})
     return UNKNOWN
-
-
-SEMAPHORE_KINDS = ("DMA", "REGULAR", "BARRIER")
-
-
-def semaphore_member(qname: str) -> str | None:
-    """'DMA' for `pltpu.SemaphoreType.DMA` (and the plgpu / pl spellings), else None."""
-    for prefix in ("pltpu.SemaphoreType.", "plgpu.SemaphoreType.", "pl.SemaphoreType."):
-        if qname.startswith(prefix):
-            rest = qname[len(prefix):]
-            if rest in SEMAPHORE_KINDS:
-                return rest
-    return None
 
 
 def shape_text(dims: tuple | None) -> str:

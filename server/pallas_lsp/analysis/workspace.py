@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 
+from .module import ModuleState, block_names
 from .parse import split_blocks
 from .values import UNKNOWN, Api, ModuleV
 
@@ -56,8 +57,6 @@ class ForeignModule:
     """Another module's top level, evaluated lazily, name by name."""
 
     def __init__(self, name, path, text, workspace):
-        from .engine import ModuleState, block_names  # engine imports this module
-
         self.name = name
         self.path = path
         blocks = split_blocks(text)

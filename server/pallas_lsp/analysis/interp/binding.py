@@ -1,0 +1,115 @@
+"""Binding a call's arguments to a function's parameters, and marking the helper-call
+site on every semaphore passed (a DMA inside a helper reports at the outermost call)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..values import UNKNOWN, Func, Mapping, Sem, Seq, SeqTail, Site, map_sems
+from .frame import STAR, Arg, ArgOrStar, Evaluator, Frame
+
+
+def bind(ev: Evaluator, fnode: Any, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg],
+         call_node: ast.AST | None, frame: Frame, helper: bool) -> dict[str, Any]:
+    """Parameters of `fnode` bound to the call's arguments.  Arguments after a STAR
+    bind to the last positional parameters (Pallas puts scratch refs last)."""
+    a = fnode.args
+    positional = [p.arg for p in a.posonlyargs + a.args]
+    first_default = len(positional) - len(a.defaults)
+    env: dict[str, Any] = {}
+    kw = dict(kwargs)
+    unknown_kwargs = kw.pop("**", None) is not None
+    # Parameters given by keyword cannot take positional arguments: drop them from
+    # the end of the positional list (functools.partial(kernel, n=...) style).
+    slots = list(positional)
+    while slots and slots[-1] in kw:
+        slots.pop()
+    front, back = _split_at_star(args)
+    for name, arg in zip(slots, front):
+        env[name] = arg.value
+    if back is not None:
+        has_defaults = bool(a.defaults) and first_default < len(slots)
+        if back and a.vararg is None and not has_defaults and len(front) + len(back) <= len(slots):
+            for name, arg in zip(slots[len(slots) - len(back):], back):
+                env[name] = arg.value
+    for i, name in enumerate(positional):
+        if name not in env:
+            if name in kw:
+                env[name] = kw.pop(name).value
+            elif back is None and not unknown_kwargs and i >= first_default:
+                env[name] = _default(ev, a.defaults[i - first_default], func)
+            else:
+                env[name] = UNKNOWN
+    if a.vararg is not None:
+        env[a.vararg.arg] = _varargs(front[len(slots):], back, len(front) <= len(slots))
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        if p.arg in kw:
+            env[p.arg] = kw.pop(p.arg).value
+        elif d is not None and not unknown_kwargs:
+            env[p.arg] = _default(ev, d, func)
+        else:
+            env[p.arg] = UNKNOWN
+    if a.kwarg is not None:
+        env[a.kwarg.arg] = Mapping({k: v.value for k, v in kw.items()}) if not unknown_kwargs else UNKNOWN
+    if helper and call_node is not None:
+        mark_sites(ev, env, args, kwargs, fnode, func, call_node, frame)
+    return env
+
+
+def _split_at_star(args: list[ArgOrStar]) -> tuple[list[Arg], list[Arg] | None]:
+    """(arguments before the `*` of unknown length, after it); after is None without one."""
+    if STAR not in args:
+        return [a for a in args if isinstance(a, Arg)], None
+    i = args.index(STAR)
+    front = [a for a in args[:i] if isinstance(a, Arg)]
+    back = args[i + 1:]
+    if STAR in back:  # several runs of unknown length: only the front is placed
+        return front, []
+    return front, [a for a in back if isinstance(a, Arg)]
+
+
+def _varargs(extra: list[Arg], back: list[Arg] | None, front_fits: bool) -> Any:
+    if back is None:
+        return Seq(tuple(x.value for x in extra))
+    if back and front_fits:
+        return SeqTail(tuple(x.value for x in back))  # `def kernel(*refs)`
+    return UNKNOWN
+
+
+def _default(ev: Evaluator, node: ast.AST, func: Func) -> Any:
+    return ev.eval(node, func.frame) if func.frame is not None else UNKNOWN
+
+
+def mark_sites(ev: Evaluator, env: dict[str, Any], args: list[ArgOrStar], kwargs: dict[str, Arg], fnode: Any,
+               func: Func, call_node: ast.AST, frame: Frame) -> None:
+    """Semaphores passed to a helper remember the call site (unless they already came
+    through an outer one): a DMA inside the helper reports there."""
+    by_value: dict[int, Arg] = {}
+    for arg in [*args, *kwargs.values()]:
+        if isinstance(arg, Arg) and arg.node is not None:
+            by_value[id(arg.value)] = arg
+    stmt = frame.stmt if frame.stmt is not None else call_node
+    sites = ev.ctx.sites
+
+    def mark(value: Any) -> Any:
+        arg = by_value.get(id(value))
+        if arg is None or arg.node is None:
+            return value
+        direct = isinstance(value, Sem)
+        key = (id(arg.node), id(call_node), id(fnode), direct)
+        site = sites.get(key)
+        if site is None:  # one Site per call site: repeated calls memoise alike
+            site = sites[key] = Site(frame.loc(arg.node), frame.loc(call_node), frame.loc(stmt), func.name,
+                                     direct, fnode)
+        return map_sems(value, lambda s: s.through(site))
+
+    a = fnode.args
+    packed = {a.vararg.arg if a.vararg else None, a.kwarg.arg if a.kwarg else None} - {None}
+    for name, value in env.items():
+        if name in packed and isinstance(value, Seq):
+            env[name] = Seq(tuple(mark(v) for v in value.items), value.is_list)
+        elif name in packed and isinstance(value, Mapping):
+            env[name] = Mapping({k: mark(v) for k, v in value.items.items()})
+        else:
+            env[name] = mark(value)

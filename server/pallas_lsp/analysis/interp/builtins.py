@@ -1,0 +1,136 @@
+"""Python builtins and stdlib helpers the interpreter models, by canonical name:
+`functools.partial`, `range`, `enumerate`, `zip`, `len`, `tuple`/`list`/`dict`,
+`reversed`/`sorted`/`iter`, `namedtuple`/`NamedTuple`, `super`."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+from ..values import (
+    SCALAR,
+    UNKNOWN,
+    ClassV,
+    Const,
+    Mapping,
+    Partial,
+    Seq,
+    SeqOf,
+    SuperProxy,
+    element,
+)
+from .frame import MAX_RANGE_UNROLL, Arg, CallArgs, Evaluator, Frame
+
+Builtin = Callable[[Evaluator, CallArgs], Any]
+
+
+def _partial(ev: Evaluator, call: CallArgs) -> Any:
+    first = call.args[0] if call.args else None
+    if not isinstance(first, Arg):
+        return UNKNOWN
+    return Partial(first.value, tuple(call.args[1:]), dict(call.kwargs))
+
+
+def _range(ev: Evaluator, call: CallArgs) -> Any:
+    bounds = call.values()
+    if not call.has_star and 1 <= len(bounds) <= 3 and all(
+            isinstance(b, Const) and type(b.value) is int for b in bounds):
+        r = range(*(b.value for b in bounds))
+        if len(r) <= MAX_RANGE_UNROLL:
+            # Python loops run while JAX traces: a short static range is unrolled.
+            return Seq(tuple(Const(i) for i in r))
+    return SeqOf(SCALAR)
+
+
+def _namedtuple(ev: Evaluator, call: CallArgs) -> Any:
+    names = call.value(1)
+    if isinstance(names, Const) and isinstance(names.value, str):
+        fields = tuple(names.value.replace(",", " ").split())
+    elif isinstance(names, Seq) and all(isinstance(x, Const) and isinstance(x.value, str) for x in names.items):
+        fields = tuple(x.value for x in names.items)
+    elif isinstance(names, Seq) and all(isinstance(x, Seq) and x.items and isinstance(x.items[0], Const)
+                                        for x in names.items):
+        fields = tuple(x.items[0].value for x in names.items)
+    else:
+        return UNKNOWN
+    frame = call.frame
+    return ClassV(None, frame, frame.block, fields=fields, is_dataclass=True, path=frame.path)  # type: ignore[arg-type]
+
+
+def _super(ev: Evaluator, call: CallArgs) -> Any:
+    if call.args:
+        return UNKNOWN
+    f: Frame | None = call.frame
+    while f is not None and (f.func is None or f.func.owner is None):
+        f = f.parent
+    if f is not None and isinstance(f.func.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.func.node.args.args:
+        return SuperProxy(f.func.owner, f.env.get(f.func.node.args.args[0].arg, UNKNOWN))
+    return UNKNOWN
+
+
+def _enumerate(ev: Evaluator, call: CallArgs) -> Any:
+    v = call.value(0)
+    if isinstance(v, Seq):
+        return Seq(tuple(Seq((Const(i), x)) for i, x in enumerate(v.items)))
+    return SeqOf(Seq((UNKNOWN, element(v))))
+
+
+def _zip(ev: Evaluator, call: CallArgs) -> Any:
+    if not call.args or call.has_star:
+        return UNKNOWN
+    vals = call.values()
+    if all(isinstance(v, Seq) for v in vals):
+        return Seq(tuple(Seq(items) for items in zip(*(v.items for v in vals))))
+    return SeqOf(Seq(tuple(element(v) for v in vals)))
+
+
+def _iterate(ev: Evaluator, call: CallArgs) -> Any:
+    return SeqOf(element(call.value(0)))
+
+
+def _len(ev: Evaluator, call: CallArgs) -> Any:
+    v = call.value(0)
+    return Const(len(v.items)) if isinstance(v, Seq) else UNKNOWN
+
+
+def _sequence(is_list: bool) -> Builtin:
+    def make(ev: Evaluator, call: CallArgs) -> Any:
+        if not call.args:
+            return Seq((), is_list)
+        v = call.value(0)
+        if isinstance(v, Seq):
+            return Seq(v.items, is_list)
+        return v if isinstance(v, SeqOf) else UNKNOWN
+    return make
+
+
+def _number(ev: Evaluator, call: CallArgs) -> Any:
+    """`int(...)`, `min(...)`, `abs(...)`, ...: one number, never a tuple."""
+    ev.callbacks_unknown_call(call.args, call.kwargs, call.frame)
+    return SCALAR
+
+
+def _dict(ev: Evaluator, call: CallArgs) -> Any:
+    if call.args or "**" in call.kwargs:
+        return UNKNOWN
+    return Mapping({k: v.value for k, v in call.kwargs.items()})
+
+
+BUILTINS: dict[str, Builtin] = {
+    "functools.partial": _partial,
+    "range": _range,
+    "collections.namedtuple": _namedtuple,
+    "typing.NamedTuple": _namedtuple,
+    "super": _super,
+    "enumerate": _enumerate,
+    "zip": _zip,
+    "reversed": _iterate,
+    "sorted": _iterate,
+    "iter": _iterate,
+    "len": _len,
+    "tuple": _sequence(False),
+    "list": _sequence(True),
+    "dict": _dict,
+    **{name: _number for name in ("int", "min", "max", "abs", "sum")},
+}

@@ -1,0 +1,273 @@
+"""Calls: argument evaluation, the dispatch on the callee's abstract value, user functions
+(parameter binding, memoising, recursion bounds, helper-call sites) and list methods.
+
+Library names go to the Pallas registry's handlers (`pallas.dispatch`) or to Python's
+builtins (`interp.builtins`); anything else is unknown, and user functions handed to it
+are still analysed (`callbacks_unknown_call`)."""
+
+from __future__ import annotations
+
+import ast
+from abc import ABC, abstractmethod
+from typing import Any
+
+from ..pallas import dispatch
+from ..pallas.values import PALLAS_CALLABLES
+from ..values import (
+    UNKNOWN,
+    Api,
+    Bound,
+    Choice,
+    ClassV,
+    Const,
+    Func,
+    Instance,
+    Mapping,
+    Partial,
+    SemType,
+    Seq,
+    SeqOf,
+    join,
+    join_all,
+)
+from . import builtins
+from .binding import bind
+from .envs import signature
+from .frame import ANY_KWARGS, MAX_DEPTH, STAR, Arg, ArgOrStar, CallArgs, Context, Frame
+from .functions import resolve_lazy
+from .syntax import nonlocal_names
+
+_LIST_METHODS = frozenset({"append", "extend", "insert"})
+
+
+class CallingInterpreter(ABC):
+    """The calling half of the interpreter (the statements and expressions build on it)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    @abstractmethod
+    def eval(self, node: ast.AST, frame: Frame) -> Any: ...
+
+    @abstractmethod
+    def run_body(self, stmts: list[ast.stmt], frame: Frame) -> bool: ...
+
+    @abstractmethod
+    def instantiate(self, cls: ClassV, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
+                    frame: Frame) -> Any: ...
+
+    @abstractmethod
+    def lookup(self, name: str, frame: Frame) -> Any: ...
+
+    def truth(self, value: Any) -> bool | None:
+        from .operators import truth
+
+        return truth(value)
+
+    # ------------------------------------------------------------------ arguments
+    def eval_args(self, node: ast.Call, frame: Frame) -> tuple[list[ArgOrStar], dict[str, Arg]] | None:
+        """Evaluated arguments; None when two `*` of unknown length make positions unknown."""
+        args: list[ArgOrStar] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value, frame)
+                if isinstance(v, Seq):
+                    args.extend(Arg(x, None) for x in v.items)
+                elif STAR not in args:
+                    args.append(STAR)
+                else:
+                    return None
+            else:
+                args.append(Arg(self.eval(a, frame), a))
+        kwargs: dict[str, Arg] = {}
+        for kw in node.keywords:
+            v = self.eval(kw.value, frame)
+            if kw.arg is None:
+                if isinstance(v, Mapping) and all(isinstance(k, str) for k in v.items):
+                    kwargs.update({k: Arg(x, None) for k, x in v.items.items()})
+                else:
+                    kwargs["**"] = Arg(UNKNOWN, None)
+            else:
+                kwargs[kw.arg] = Arg(v, kw.value)
+        return args, kwargs
+
+    def eval_call(self, node: ast.Call, frame: Frame) -> Any:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS \
+                and isinstance(func.value, (ast.Name, ast.Attribute)):
+            return self.list_method(node, func, frame)
+        callee = self.eval(func, frame)
+        evaluated = self.eval_args(node, frame)
+        if evaluated is None:
+            self.callbacks_unknown_call([], {}, frame)
+            return UNKNOWN
+        return self.call(callee, evaluated[0], evaluated[1], node, frame)
+
+    # ------------------------------------------------------------------ dispatch
+    def call(self, callee: Any, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None, frame: Frame,
+             helper: bool = True) -> Any:
+        """Call an abstract callable.  `helper`: a direct call from user code (so a
+        semaphore array passed here is reported at this call site)."""
+        if isinstance(callee, Func):
+            return self.call_function(callee, args, kwargs, node, frame, helper=helper)
+        if isinstance(callee, Api):
+            return self.call_api(callee.qname, CallArgs(args, kwargs, node, frame))
+        if isinstance(callee, Choice):
+            return join_all([self.call(o, args, kwargs, node, frame, helper=helper) for o in callee.options])
+        if isinstance(callee, Partial):
+            merged = dict(callee.kwargs)
+            merged.update(kwargs)
+            return self.call(callee.func, list(callee.args) + args, merged, node, frame, helper=helper)
+        if isinstance(callee, Bound):
+            return self.call_function(callee.func, [Arg(callee.self_value, None), *args], kwargs, node, frame,
+                                      helper=helper)
+        if isinstance(callee, ClassV):
+            return self.instantiate(callee, args, kwargs, node, frame)
+        if isinstance(callee, Instance):
+            method = callee.cls.lookup("__call__")
+            if isinstance(method, Func):
+                return self.call_function(method, [Arg(callee, None), *args], kwargs, node, frame, helper=helper)
+            return UNKNOWN
+        if isinstance(callee, PALLAS_CALLABLES):
+            return dispatch.call_value(self, callee, CallArgs(args, kwargs, node, frame))
+        if isinstance(callee, SemType) and not args and not kwargs:
+            return UNKNOWN
+        self.callbacks_unknown_call(args, kwargs, frame)
+        return UNKNOWN
+
+    def call_api(self, name: str, call: CallArgs) -> Any:
+        """A library name: the registry's handler, a builtin's, or unknown."""
+        handled = dispatch.call_entry(self, name, call)
+        if handled is not dispatch.NOT_AN_ENTRY:
+            return handled
+        builtin = builtins.BUILTINS.get(name)
+        if builtin is not None:
+            return builtin(self, call)
+        self.callbacks_unknown_call(call.args, call.kwargs, call.frame)
+        return UNKNOWN
+
+    def callbacks_unknown_call(self, args: list[ArgOrStar], kwargs: dict[str, Arg], frame: Frame) -> None:
+        """A user function handed to something we do not model (jax.jit, shard_map, ...)
+        may still be called: analyse it with unknown arguments."""
+        for a in [*args, *kwargs.values()]:
+            if isinstance(a, Arg) and isinstance(a.value, (Func, Partial)):
+                self.call(a.value, [STAR], ANY_KWARGS, None, frame, helper=False)
+
+    # ------------------------------------------------------------------ user functions
+    def call_function(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
+                      frame: Frame, helper: bool = True, loop_body: bool = False) -> Any:
+        func.analysed = True
+        ctx = self.ctx
+        if func.node is None and resolve_lazy(func) is None:  # a top-level def parsed on first call
+            return UNKNOWN
+        if frame.depth >= MAX_DEPTH:
+            return UNKNOWN
+        fnode = func.node
+        key = None
+        if func.frame is not None and func.frame.parent is None and not isinstance(fnode, ast.Lambda):
+            # A top-level function: the same arguments from the same call site give the
+            # same result and findings (memoised: repeated helper calls cost nothing).
+            key = (fnode, id(node), helper, loop_body, signature(args), signature(tuple(sorted(kwargs.items()))))
+            if key in ctx.memo:
+                return ctx.memo[key]
+        env = bind(self, fnode, func, args, kwargs, node, frame, helper)
+        active = (fnode, signature(tuple(env.items())))
+        if active in ctx.active:
+            return UNKNOWN  # the same call again inside itself: unbounded recursion
+        result = self._run_function(func, env, frame, loop_body, active)
+        if key is not None:
+            ctx.memo[key] = result
+        return result
+
+    def _run_function(self, func: Func, env: dict[str, Any], frame: Frame, loop_body: bool, active: tuple) -> Any:
+        fnode = func.node
+        callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
+        callee_frame.scope = fnode
+        nonlocals = nonlocal_names(fnode, func.block.text if func.block is not None else None)
+        if nonlocals:
+            callee_frame.nonlocals = nonlocals
+            for name in nonlocals:
+                env.pop(name, None)
+        if loop_body and fnode.args.args:
+            callee_frame.loops.append(fnode.args.args[0].arg)
+        self.ctx.active.append(active)
+        try:
+            if isinstance(fnode, ast.Lambda):
+                result = self.eval(fnode.body, callee_frame)
+            else:
+                falls = self.run_body(fnode.body, callee_frame)
+                rets = callee_frame.returns
+                if falls:
+                    rets = [*rets, Const(None)]
+                result = join_all(rets)
+            self.flush_created(callee_frame)
+        finally:
+            self.ctx.active.pop()
+        return result
+
+    def flush_created(self, frame: Frame) -> None:
+        """Closures and classes defined in `frame` that were never called: analyse them
+        with unknown arguments, so the DMAs inside them are still checked."""
+        for obj in frame.created:
+            if isinstance(obj, Func):
+                if not obj.analysed:
+                    self.call_function(obj, [STAR], ANY_KWARGS, None, frame, helper=False)
+            elif isinstance(obj, ClassV):
+                for m in obj.attrs.values():
+                    if isinstance(m, Func) and not m.analysed:
+                        self.call_function(m, [Arg(Instance(obj), None), STAR], ANY_KWARGS, None, frame,
+                                           helper=False)
+
+    # ------------------------------------------------------------------ list methods
+    def list_method(self, node: ast.Call, func: ast.Attribute, frame: Frame) -> Any:
+        """`scratch.append(x)` / `.extend(xs)` / `.insert(i, x)` on a list variable or an
+        object's list field (`self._copies.append(...)`)."""
+        target = func.value
+        owner = None
+        if isinstance(target, ast.Name):
+            name = target.id
+            base = self.lookup(name, frame)
+        else:
+            assert isinstance(target, ast.Attribute)
+            owner = self.eval(target.value, frame)
+            name = target.attr
+            base = owner.fields.get(name, UNKNOWN) if isinstance(owner, Instance) else UNKNOWN
+        evaluated = self.eval_args(node, frame)
+        args, kwargs = evaluated if evaluated is not None else ([], {})
+        first = args[0] if args else None
+        if isinstance(base, SeqOf) and isinstance(first, Arg) and func.attr == "append":
+            base = SeqOf(join(base.item, first.value))
+            if isinstance(owner, Instance):
+                owner.fields[name] = base
+            return Const(None)
+        if not isinstance(base, Seq) or not base.is_list:
+            if args:
+                self.callbacks_unknown_call(args, kwargs, frame)
+            return UNKNOWN
+        new = _grown_list(base, func.attr, args, kwargs) if evaluated is not None else UNKNOWN
+        if owner is not None:
+            if isinstance(owner, Instance):
+                owner.fields[name] = new
+            return Const(None)
+        f: Frame | None = frame
+        while f is not None and name not in f.env:
+            f = f.parent
+        (f or frame).env[name] = new
+        return Const(None)
+
+
+def _grown_list(base: Seq, method: str, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> Any:
+    """The list after `append` / `extend` / `insert`, or UNKNOWN."""
+    if kwargs or any(not isinstance(a, Arg) for a in args):
+        return UNKNOWN
+    vals = [a.value for a in args if isinstance(a, Arg)]
+    if method == "append" and len(vals) == 1:
+        return Seq((*base.items, vals[0]), True)
+    if method == "extend" and len(vals) == 1 and isinstance(vals[0], Seq):
+        return Seq(base.items + vals[0].items, True)
+    if method == "insert" and len(vals) == 2 and isinstance(vals[0], Const) and type(vals[0].value) is int:
+        items = list(base.items)
+        items.insert(vals[0].value, vals[1])
+        return Seq(tuple(items), True)
+    return UNKNOWN
+

@@ -1,0 +1,285 @@
+"""The interpreter: expressions on top of statements and calls.
+
+It computes `values.py` values instead of real ones, follows semaphores from where they
+are declared into the kernels Pallas invokes (through closures, helpers, tuples, `.at[...]`
+views, descriptors and classes) and hands every semaphore argument of a checked call to
+`checks.py`.  Precision policy: whatever it cannot model becomes UNKNOWN, and the checks
+are silent on UNKNOWN.  Branches are joined; loop bodies run to a fixpoint; calls are
+followed to a bounded depth; a step budget bounds the work per entry."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+from ..pallas import dispatch
+from ..pallas.indexing import index_sem
+from ..symbols import child
+from ..values import (
+    SCALAR,
+    SLICE,
+    UNKNOWN,
+    Api,
+    Bound,
+    ClassV,
+    Const,
+    Func,
+    Instance,
+    Mapping,
+    ModuleV,
+    Sem,
+    Seq,
+    SeqOf,
+    SeqTail,
+    SuperProxy,
+    element,
+    join,
+    join_all,
+)
+from .frame import Arg, Context, Frame, View
+from .operators import binop, compare, truth
+from .statements import StatementInterpreter
+
+
+class Interpreter(StatementInterpreter):
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self._frame_hint: Frame | None = None  # the frame of the attribute being evaluated (properties run there)
+
+    def eval(self, node: ast.AST, frame: Frame) -> Any:
+        self.ctx.tick()
+        handler = _EXPRESSIONS.get(type(node).__name__)
+        # comprehensions of dicts, f-strings, await, yield, ...: values we do not model
+        return handler(self, node, frame) if handler is not None else UNKNOWN
+
+    def _see(self, node: ast.AST, value: Any, frame: Frame) -> None:
+        """Remember a semaphore named in the analysed document (for hover and hints)."""
+        if type(value) is Sem and frame.path is None and not self.ctx.silent:
+            self.ctx.views.append(View(frame.block, node, value, frame.scope))
+
+    # ------------------------------------------------------------------ names and attributes
+    def _name(self, node: ast.Name, frame: Frame) -> Any:
+        v = self.lookup(node.id, frame)
+        self._see(node, v, frame)
+        return v
+
+    def _attribute(self, node: ast.Attribute, frame: Frame) -> Any:
+        base = self.eval(node.value, frame)
+        self._frame_hint = frame
+        v = self.attribute(base, node.attr)
+        self._see(node, v, frame)
+        return v
+
+    def attribute(self, obj: Any, attr: str) -> Any:
+        if isinstance(obj, ModuleV):
+            ws = self.ctx.module.workspace
+            return ws.resolve(f"{obj.name}.{attr}", obj.from_path, self.ctx) if ws is not None else UNKNOWN
+        if isinstance(obj, Api):
+            return Api(child(obj.qname, attr))
+        if isinstance(obj, Instance):
+            if attr in obj.fields:
+                return obj.fields[attr]
+            v = obj.cls.lookup(attr)
+            if isinstance(v, Func):
+                if v.is_property and self._frame_hint is not None:
+                    return self.call_function(v, [Arg(obj, None)], {}, None, self._frame_hint, helper=False)
+                return Bound(v, obj)
+            return v if v is not None else UNKNOWN
+        if isinstance(obj, ClassV):
+            v = obj.lookup(attr)
+            return v if v is not None else UNKNOWN
+        if isinstance(obj, SuperProxy):
+            for base in obj.owner.bases:
+                v = base.lookup(attr)
+                if isinstance(v, Func):
+                    return Bound(v, obj.self_value)
+                if v is not None:
+                    return v
+            return UNKNOWN
+        return dispatch.attribute(obj, attr)
+
+    # ------------------------------------------------------------------ subscripts
+    def _subscript(self, node: ast.Subscript, frame: Frame) -> Any:
+        base_node = node.value
+        if isinstance(base_node, ast.Attribute) and base_node.attr == "at":
+            base = self.eval(base_node.value, frame)
+            if isinstance(base, Sem):
+                v = index_sem(self, base, node.slice, frame)
+                self._see(node, v, frame)
+                return v
+            self.eval(node.slice, frame)
+            return UNKNOWN
+        base = self.eval(base_node, frame)
+        idx = self.eval(node.slice, frame)
+        if isinstance(base, Seq):
+            return self._item(base, idx, node.slice, frame)
+        if isinstance(base, SeqTail):
+            if isinstance(idx, Const) and type(idx.value) is int and -len(base.items) <= idx.value < 0:
+                return base.items[idx.value]
+            return UNKNOWN
+        if isinstance(base, SeqOf):
+            return base if isinstance(node.slice, ast.Slice) else base.item
+        if isinstance(base, Mapping) and isinstance(idx, Const):
+            return base.items.get(idx.value, UNKNOWN)
+        if base is UNKNOWN and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            return SCALAR  # an element read from a ref or array (`idx_ref[i]`): a number
+        # `sem[i]` reads the semaphore's value: not a ref, not our concern.
+        return UNKNOWN
+
+    def _item(self, base: Seq, idx: Any, index: ast.expr, frame: Frame) -> Any:
+        if isinstance(idx, Const) and type(idx.value) is int:
+            i = idx.value
+            return base.items[i] if -len(base.items) <= i < len(base.items) else UNKNOWN
+        if isinstance(index, ast.Slice):
+            bounds = [self.eval(p, frame) if p is not None else Const(None)
+                      for p in (index.lower, index.upper, index.step)]
+            if all(isinstance(p, Const) and (p.value is None or type(p.value) is int) for p in bounds):
+                lo, hi, st = (p.value for p in bounds)
+                return Seq(base.items[lo:hi:st], base.is_list)
+            return UNKNOWN
+        return join_all(base.items) if base.items else UNKNOWN
+
+    # ------------------------------------------------------------------ displays
+    def _constant(self, node: ast.Constant, frame: Frame) -> Any:
+        return Const(node.value)
+
+    def _sequence(self, node: ast.Tuple | ast.List, frame: Frame) -> Any:
+        items = self.eval_items(node.elts, frame)
+        if items is not None:
+            return Seq(tuple(items), isinstance(node, ast.List))
+        # `[*unknown, a, b]`: keep the known tail
+        last = max(i for i, e in enumerate(node.elts) if isinstance(e, ast.Starred))
+        tail = self.eval_items(node.elts[last + 1:], frame)
+        return SeqTail(tuple(tail)) if tail else UNKNOWN
+
+    def eval_items(self, elts: list[ast.expr], frame: Frame) -> list[Any] | None:
+        """Evaluate a tuple/list display; None when a starred part has unknown length."""
+        items: list[Any] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value, frame)
+                if not isinstance(v, Seq):
+                    return None
+                items.extend(v.items)
+            else:
+                items.append(self.eval(e, frame))
+        return items
+
+    def _dict(self, node: ast.Dict, frame: Frame) -> Any:
+        items = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                return UNKNOWN
+            key = self.eval(k, frame)
+            if not isinstance(key, Const):
+                return UNKNOWN
+            items[key.value] = self.eval(v, frame)
+        return Mapping(items)
+
+    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp,
+                       frame: Frame) -> Any:
+        """`[f(x) for x in xs if c]`: the element is evaluated once, for an abstract item."""
+        inner = Frame({}, frame, frame.block, frame.func, frame.depth, frame.path)
+        inner.stmt = frame.stmt
+        inner.scope = node  # a comprehension is a scope of its own
+        for gen in node.generators:
+            self.assign(gen.target, element(self.eval(gen.iter, inner)), inner)
+            if isinstance(gen.target, ast.Name):
+                inner.loops.append(gen.target.id)
+            for cond in gen.ifs:
+                self.eval(cond, inner)
+        value = self.eval(node.value if isinstance(node, ast.DictComp) else node.elt, inner)
+        frame.created.extend(inner.created)
+        return UNKNOWN if isinstance(node, ast.DictComp) else SeqOf(value)
+
+    # ------------------------------------------------------------------ operators
+    def _binop(self, node: ast.BinOp, frame: Frame) -> Any:
+        return binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame))
+
+    def _if_exp(self, node: ast.IfExp, frame: Frame) -> Any:
+        cond = truth(self.eval(node.test, frame))
+        if cond is True:
+            return self.eval(node.body, frame)
+        if cond is False:
+            return self.eval(node.orelse, frame)
+        return join(self.eval(node.body, frame), self.eval(node.orelse, frame))
+
+    def _unary(self, node: ast.UnaryOp, frame: Frame) -> Any:
+        v = self.eval(node.operand, frame)
+        if isinstance(node.op, ast.Not):
+            t = truth(v)
+            return Const(not t) if t is not None else UNKNOWN
+        if v is SCALAR:
+            return SCALAR
+        if isinstance(v, Const) and isinstance(v.value, (int, float, bool)):
+            if isinstance(node.op, ast.USub):
+                return Const(-v.value)
+            if isinstance(node.op, ast.UAdd):
+                return v
+        return UNKNOWN
+
+    def _compare(self, node: ast.Compare, frame: Frame) -> Any:
+        left = self.eval(node.left, frame)
+        result: bool | None = True
+        for op, c in zip(node.ops, node.comparators):
+            right = self.eval(c, frame)
+            r = compare(op, left, right) if result is not None else None
+            if r is False:
+                result = False
+            elif r is None and result is True:
+                result = None
+            left = right
+        return Const(result) if result is not None else UNKNOWN
+
+    def _bool_op(self, node: ast.BoolOp, frame: Frame) -> Any:
+        truths = [truth(self.eval(v, frame)) for v in node.values]
+        if isinstance(node.op, ast.And):
+            if False in truths:
+                return Const(False)
+            return Const(True) if all(x is True for x in truths) else UNKNOWN
+        if True in truths:
+            return Const(True)
+        return Const(False) if all(x is False for x in truths) else UNKNOWN
+
+    # ------------------------------------------------------------------ the rest
+    def _lambda(self, node: ast.Lambda, frame: Frame) -> Any:
+        func = Func(node, frame, frame.block, "<lambda>", frame.path)
+        frame.created.append(func)
+        return func
+
+    def _named_expr(self, node: ast.NamedExpr, frame: Frame) -> Any:
+        v = self.eval(node.value, frame)
+        self.assign(node.target, v, frame)
+        return v
+
+    def _starred(self, node: ast.Starred, frame: Frame) -> Any:
+        return self.eval(node.value, frame)
+
+    def _slice(self, node: ast.Slice, frame: Frame) -> Any:
+        return SLICE
+
+
+_EXPRESSIONS: dict[str, Callable[[Interpreter, Any, Frame], Any]] = {
+    "Name": Interpreter._name,
+    "Attribute": Interpreter._attribute,
+    "Call": Interpreter.eval_call,
+    "Subscript": Interpreter._subscript,
+    "Constant": Interpreter._constant,
+    "Tuple": Interpreter._sequence,
+    "List": Interpreter._sequence,
+    "BinOp": Interpreter._binop,
+    "IfExp": Interpreter._if_exp,
+    "Dict": Interpreter._dict,
+    "Lambda": Interpreter._lambda,
+    "NamedExpr": Interpreter._named_expr,
+    "UnaryOp": Interpreter._unary,
+    "Compare": Interpreter._compare,
+    "BoolOp": Interpreter._bool_op,
+    "Starred": Interpreter._starred,
+    "ListComp": Interpreter._comprehension,
+    "GeneratorExp": Interpreter._comprehension,
+    "SetComp": Interpreter._comprehension,
+    "DictComp": Interpreter._comprehension,
+    "Slice": Interpreter._slice,
+}

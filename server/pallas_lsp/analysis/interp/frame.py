@@ -1,0 +1,163 @@
+"""The interpreter's state: activations (`Frame`), one entry's `Context`, call arguments,
+and the `Evaluator` protocol that the Pallas handlers program against."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..values import UNKNOWN, Loc
+
+if TYPE_CHECKING:
+    from ..checks import RawFinding
+
+MAX_DEPTH = 32
+MAX_UNROLL = 16
+MAX_UNROLL_NESTING = 2
+MAX_LOOP_ROUNDS = 3
+MAX_RANGE_UNROLL = 8
+STEP_BUDGET = 150_000
+
+
+class Budget(Exception):
+    """The entry used up its step budget: findings so far stand, the rest is unknown."""
+
+
+class _Star:
+    """Marks an unknown number of unknown positional arguments in an argument list."""
+
+    def __repr__(self) -> str:
+        return "STAR"
+
+
+STAR = _Star()
+
+
+@dataclass
+class Arg:
+    value: Any
+    node: ast.AST | None = None
+
+
+ArgOrStar = Arg | _Star
+
+# The keyword arguments of a caller we cannot see: any (so no default is assumed).
+ANY_KWARGS = {"**": Arg(UNKNOWN)}
+
+
+@dataclass
+class CallArgs:
+    """One call as a handler sees it: evaluated arguments, the call node, the frame."""
+
+    args: list[ArgOrStar]
+    kwargs: dict[str, Arg]
+    node: ast.AST | None
+    frame: Frame
+
+    def positional(self, i: int) -> Arg | None:
+        """The i-th positional argument, None when absent or behind a `*` of unknown length."""
+        for j, a in enumerate(self.args):
+            if isinstance(a, _Star):
+                return None
+            if j == i:
+                return a
+        return None
+
+    def param(self, i: int, name: str) -> Arg | None:
+        """A parameter given by position `i` or by keyword `name`."""
+        a = self.positional(i)
+        return a if a is not None else self.kwargs.get(name)
+
+    def value(self, i: int, name: str | None = None) -> Any:
+        a = self.param(i, name) if name is not None else self.positional(i)
+        return a.value if a is not None else UNKNOWN
+
+    def values(self) -> list[Any]:
+        """Positional values, unknown where a `*` of unknown length stands."""
+        return [a.value if isinstance(a, Arg) else UNKNOWN for a in self.args]
+
+    @property
+    def has_star(self) -> bool:
+        return any(isinstance(a, _Star) for a in self.args)
+
+
+class Frame:
+    """One activation: a function call, or a module block being executed."""
+
+    __slots__ = ("block", "created", "depth", "env", "func", "loops", "module", "nonlocals", "parent", "path",
+                 "returns", "scope", "stmt")
+
+    def __init__(self, env: dict[str, Any], parent: Frame | None, block: Any, func: Any = None, depth: int = 0,
+                 path: str | None = None, module: Any = None) -> None:
+        self.env = env
+        self.parent = parent        # enclosing (closure) frame; None for module level
+        self.block = block
+        self.func = func
+        self.returns: list[Any] = []
+        self.stmt: ast.AST | None = None
+        self.depth = depth
+        self.created: list[Any] = []   # Funcs defined here (run with unknown args if never called)
+        self.loops: list[str] = []     # names of the enclosing loop variables (index suggestions)
+        self.nonlocals: frozenset[str] | tuple[()] = ()  # names this frame assigns in an enclosing frame
+        self.scope: ast.AST | None = None  # identity of the Python scope (for index hints)
+        self.path = path
+        # The module whose globals a module-level frame sees (None: inherit / the entry's).
+        self.module = module if module is not None else (parent.module if parent is not None else None)
+
+    def loc(self, node: ast.AST) -> Loc:
+        return Loc(self.block, node, self.path)
+
+
+@dataclass(frozen=True)
+class View:
+    """A semaphore named somewhere in the analysed document (what hover shows)."""
+
+    block: Any
+    node: ast.AST
+    sem: Any
+    scope: ast.AST | None
+
+
+@dataclass
+class Context:
+    """State for one analysis entry: where findings go, global lookups, budget."""
+
+    module: Any                          # engine.ModuleState: global lookups (records deps)
+    silent: bool = False                 # evaluating a global's value: no findings, no kernels
+    findings: list[RawFinding] = field(default_factory=list)
+    steps: int = 0
+    active: list[tuple] = field(default_factory=list)   # (function node, argument signature) on the stack
+    memo: dict = field(default_factory=dict)            # top-level function calls already analysed
+    unrolling: int = 0                   # nesting of unrolled loops
+    pending: list[Any] = field(default_factory=list)    # pallas_call-like callables never applied yet
+    calls: list[Any] = field(default_factory=list)      # every pallas_call seen (contract records)
+    deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
+    indexed_decls: set[int] = field(default_factory=set)  # id() of declarations indexed somewhere
+    views: list[View] = field(default_factory=list)
+    indexed_sites: set[int] = field(default_factory=set)  # id() of Sites whose arrays a helper indexes
+    kernel_nodes: set[ast.AST] = field(default_factory=set)  # defs invoked as kernels
+    sites: dict[tuple, Any] = field(default_factory=dict)    # (arg, call, callee, direct) -> Site
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise Budget()
+
+
+class Evaluator(Protocol):
+    """What the Pallas handlers and the builtins need of the interpreter."""
+
+    ctx: Context
+
+    def call(self, callee: Any, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
+             frame: Frame, helper: bool = True) -> Any: ...
+
+    def call_function(self, func: Any, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
+                      frame: Frame, helper: bool = True, loop_body: bool = False) -> Any: ...
+
+    def callbacks_unknown_call(self, args: list[ArgOrStar], kwargs: dict[str, Arg], frame: Frame) -> None: ...
+
+    def truth(self, value: Any) -> bool | None: ...
+
+    def eval(self, node: ast.AST, frame: Frame) -> Any: ...

@@ -1,0 +1,141 @@
+"""Python operators on abstract values: arithmetic, comparisons, truth."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..pallas.registry import semaphore_member
+from ..values import (
+    SCALAR,
+    UNKNOWN,
+    Api,
+    Const,
+    Mapping,
+    SemType,
+    Seq,
+    SeqOf,
+    SeqTail,
+    element,
+    is_number,
+    join,
+)
+
+
+def truth(v: Any) -> bool | None:
+    """Whether a value is true, when static."""
+    if isinstance(v, Seq):
+        return bool(v.items)
+    if isinstance(v, Const):
+        try:
+            return bool(v.value)
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def binop(a: Any, op: ast.operator, b: Any) -> Any:
+    if isinstance(op, ast.Add):
+        if isinstance(a, Seq) and isinstance(b, Seq):
+            return Seq(a.items + b.items, a.is_list)
+        if isinstance(a, SeqOf) and isinstance(b, SeqOf):
+            return SeqOf(join(a.item, b.item))
+        if isinstance(a, (Seq, SeqOf)) and isinstance(b, (Seq, SeqOf)):
+            items = [element(a), element(b)]
+            return SeqOf(join(*items)) if all(x is not UNKNOWN for x in items) else UNKNOWN
+        if isinstance(b, Seq) and b.items and (a is UNKNOWN or isinstance(a, (SeqTail, SeqOf))):
+            return SeqTail((a.items if isinstance(a, SeqTail) else ()) + b.items)
+        if isinstance(a, Seq) and isinstance(b, SeqTail):
+            return b
+    if isinstance(op, ast.Mult):
+        if isinstance(a, Seq) and isinstance(b, Const) and type(b.value) is int and 0 <= b.value <= 4096:
+            return Seq(a.items * b.value, a.is_list)
+        if isinstance(b, Seq) and isinstance(a, Const) and type(a.value) is int and 0 <= a.value <= 4096:
+            return Seq(b.items * a.value, b.is_list)
+    if isinstance(op, ast.MatMult):
+        # `SemaphoreType.DMA @ mesh` is one semaphore; `DMA((2, n)) @ mesh` keeps its
+        # shape (MemoryRef.__matmul__ only replaces the memory space).
+        if isinstance(a, Api) and semaphore_member(a.qname):
+            return SemType(semaphore_member(a.qname), (), None)
+        if isinstance(a, SemType):
+            return a
+        return UNKNOWN
+    if isinstance(a, (Seq, SeqOf, SeqTail, Mapping)) or isinstance(b, (Seq, SeqOf, SeqTail, Mapping)):
+        return UNKNOWN
+    numeric = (a is SCALAR or is_number(a), b is SCALAR or is_number(b))
+    if not (isinstance(a, Const) and isinstance(b, Const)):
+        # The result is a number (never a tuple) when an operand is one, except for
+        # `+` / `*` with an unknown operand (tuple concatenation / repetition).
+        if all(numeric) or (any(numeric) and not isinstance(op, (ast.Add, ast.Mult))):
+            return SCALAR
+        if not isinstance(op, (ast.Add, ast.Mult, ast.MatMult)):
+            return SCALAR
+        return UNKNOWN
+    if isinstance(a, Const) and isinstance(b, Const):
+        x, y = a.value, b.value
+        if type(x) in (int, bool) and type(y) in (int, bool):
+            try:
+                if isinstance(op, ast.Add):
+                    return Const(x + y)
+                if isinstance(op, ast.Sub):
+                    return Const(x - y)
+                if isinstance(op, ast.Mult):
+                    return Const(x * y)
+                if isinstance(op, ast.FloorDiv):
+                    return Const(x // y)
+                if isinstance(op, ast.Mod):
+                    return Const(x % y)
+                if isinstance(op, ast.Pow) and 0 <= y < 64:
+                    return Const(x ** y)
+            except (ZeroDivisionError, OverflowError):
+                return UNKNOWN
+    return UNKNOWN
+
+
+_ORDER = {ast.Lt: lambda x, y: x < y, ast.LtE: lambda x, y: x <= y,
+          ast.Gt: lambda x, y: x > y, ast.GtE: lambda x, y: x >= y}
+
+
+def compare(op: ast.cmpop, a: Any, b: Any) -> bool | None:
+    """A comparison decided statically (True / False), or None."""
+    t = type(op)
+    if t in (ast.Eq, ast.NotEq):
+        eq = equal(a, b)
+        return None if eq is None else (eq if t is ast.Eq else not eq)
+    if t in (ast.Is, ast.IsNot):
+        if isinstance(a, Const) and a.value is None or isinstance(b, Const) and b.value is None:
+            other = b if isinstance(a, Const) and a.value is None else a
+            if isinstance(other, Const):
+                same = other.value is None
+            elif other is UNKNOWN or other is SCALAR:
+                return None
+            else:
+                same = False  # a semaphore, a tuple, a function...: not None
+            return same if t is ast.Is else not same
+        return None
+    if t in _ORDER:
+        if is_number(a) and is_number(b):
+            return _ORDER[t](a.value, b.value)
+        return None
+    if t in (ast.In, ast.NotIn):
+        if isinstance(a, Const) and isinstance(b, Seq) and all(isinstance(x, Const) for x in b.items):
+            inside = any(type(x.value) is type(a.value) and x.value == a.value for x in b.items)
+            return inside if t is ast.In else not inside
+        return None
+    return None
+
+
+def equal(a: Any, b: Any) -> bool | None:
+    if isinstance(a, Const) and isinstance(b, Const):
+        return a.value == b.value
+    if isinstance(a, Seq) and isinstance(b, Seq):
+        if len(a.items) != len(b.items):
+            return False
+        results = [equal(x, y) for x, y in zip(a.items, b.items)]
+        if False in results:
+            return False
+        return True if all(r is True for r in results) else None
+    if isinstance(a, Seq) and isinstance(b, Const) or isinstance(a, Const) and isinstance(b, Seq):
+        return False
+    return None
+

@@ -1,0 +1,416 @@
+"""Statements: assignments, definitions, branches (joined), loops (unrolled when short
+and static, else run to a fixpoint), `try`, `with`, `match`, imports.
+
+Each statement type has its handler (`_HANDLERS`); a handler returns False when control
+cannot fall off the end of the statement (`return`, `raise`, `break`, ...)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+from ..values import (
+    UNKNOWN,
+    Api,
+    ClassV,
+    Const,
+    Func,
+    Instance,
+    Partial,
+    Seq,
+    SeqTail,
+    element,
+)
+from .calls import CallingInterpreter
+from .envs import env_same, join_envs, same, semaphores_changed
+from .frame import (
+    MAX_LOOP_ROUNDS,
+    MAX_UNROLL,
+    MAX_UNROLL_NESTING,
+    STAR,
+    Arg,
+    ArgOrStar,
+    Frame,
+)
+from .syntax import catches_import_error, pattern_names
+
+_DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass")
+
+
+class StatementInterpreter(CallingInterpreter):
+    """Statements, on top of calls (expressions come in `core.Interpreter`)."""
+
+    def lookup(self, name: str, frame: Frame) -> Any:
+        f: Frame | None = frame
+        while f is not None:
+            if name in f.env:
+                return f.env[name]
+            if f.parent is None:
+                return (f.module or self.ctx.module).global_value(name, self.ctx, f)
+            f = f.parent
+        return UNKNOWN
+
+    def run_body(self, stmts: list[ast.stmt], frame: Frame) -> bool:
+        """Execute statements; False when control cannot fall off the end."""
+        for stmt in stmts:
+            if not self.exec_stmt(stmt, frame):
+                return False
+        return True
+
+    def exec_stmt(self, s: ast.stmt, frame: Frame) -> bool:
+        self.ctx.tick()
+        frame.stmt = s
+        handler = _HANDLERS.get(type(s).__name__)
+        return handler(self, s, frame) if handler is not None else True
+
+    # ------------------------------------------------------------------ simple statements
+    def _expr(self, s: ast.Expr, frame: Frame) -> bool:
+        self.eval(s.value, frame)
+        return True
+
+    def _assign(self, s: ast.Assign, frame: Frame) -> bool:
+        v = self.eval(s.value, frame)
+        for target in s.targets:
+            self.assign(target, v, frame)
+        return True
+
+    def _ann_assign(self, s: ast.AnnAssign, frame: Frame) -> bool:
+        if s.value is not None:
+            self.assign(s.target, self.eval(s.value, frame), frame)
+        return True
+
+    def _aug_assign(self, s: ast.AugAssign, frame: Frame) -> bool:
+        from .operators import binop
+
+        old = self.eval(s.target, frame) if isinstance(s.target, (ast.Name, ast.Attribute)) else UNKNOWN
+        self.assign(s.target, binop(old, s.op, self.eval(s.value, frame)), frame)
+        return True
+
+    def _return(self, s: ast.Return, frame: Frame) -> bool:
+        frame.returns.append(self.eval(s.value, frame) if s.value is not None else Const(None))
+        return False
+
+    def _def(self, s: ast.FunctionDef, frame: Frame) -> bool:
+        self.define_function(s, frame)
+        return True
+
+    def _class(self, s: ast.ClassDef, frame: Frame) -> bool:
+        frame.env[s.name] = self.define_class(s, frame)
+        return True
+
+    def _with(self, s: ast.With, frame: Frame) -> bool:
+        for item in s.items:
+            self.eval(item.context_expr, frame)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UNKNOWN, frame)
+        return self.run_body(s.body, frame)
+
+    def _import(self, s: ast.Import, frame: Frame) -> bool:
+        for name, value in (frame.module or self.ctx.module).import_values(s, frame, self.ctx):
+            frame.env[name] = value
+        return True
+
+    def _raise(self, s: ast.Raise, frame: Frame) -> bool:
+        if s.exc is not None:
+            self.eval(s.exc, frame)
+        return False
+
+    def _stop(self, s: ast.stmt, frame: Frame) -> bool:
+        return False
+
+    def _delete(self, s: ast.Delete, frame: Frame) -> bool:
+        for target in s.targets:
+            if isinstance(target, ast.Name):
+                frame.env[target.id] = UNKNOWN
+        return True
+
+    def _assert(self, s: ast.Assert, frame: Frame) -> bool:
+        """`assert x.shape == ()` (our guard fix) narrows `x`: the author asserts it is one
+        semaphore, and JAX will stop at the assertion if it is not."""
+        t = s.test
+        if (isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq)
+                and isinstance(t.left, ast.Attribute) and t.left.attr == "shape"
+                and isinstance(t.comparators[0], ast.Tuple) and not t.comparators[0].elts):
+            self.assign(t.left.value, UNKNOWN, frame)
+        else:
+            self.eval(t, frame)
+        return True
+
+    # ------------------------------------------------------------------ control flow
+    def _if(self, s: ast.If, frame: Frame) -> bool:
+        cond = self.truth(self.eval(s.test, frame))
+        if cond is True:
+            return self.run_body(s.body, frame)
+        if cond is False:
+            return self.run_body(s.orelse, frame)
+        base = frame.env
+        frame.env = dict(base)
+        a_falls = self.run_body(s.body, frame)
+        env_a = frame.env
+        frame.env = dict(base)
+        b_falls = self.run_body(s.orelse, frame)
+        env_b = frame.env
+        live = [e for e, falls in ((env_a, a_falls), (env_b, b_falls)) if falls]
+        frame.env = join_envs(live) if live else env_a
+        return bool(live)
+
+    def _for(self, s: ast.For, frame: Frame) -> bool:
+        it = self.eval(s.iter, frame)
+        loop_var = isinstance(s.target, ast.Name) and not (
+            isinstance(it, Seq) and not all(isinstance(x, Const) for x in it.items))
+        if loop_var:
+            assert isinstance(s.target, ast.Name)
+            frame.loops.append(s.target.id)
+        try:
+            self.exec_for(s, it, frame)
+        finally:
+            if loop_var:
+                frame.loops.pop()
+        return True
+
+    def exec_for(self, s: ast.For, it: Any, frame: Frame) -> None:
+        ctx = self.ctx
+        if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING:
+            # A Python loop over a tuple is unrolled when JAX traces it: every item goes
+            # through the body (two nested levels at most; deeper loops are summarised).
+            envs = []
+            ctx.unrolling += 1
+            try:
+                for item in it.items:
+                    self.assign(s.target, item, frame)
+                    self.run_body(s.body, frame)
+                    envs.append(frame.env)
+                    frame.env = dict(frame.env)
+            finally:
+                ctx.unrolling -= 1
+            frame.env = join_envs(envs)
+            if s.orelse:
+                self.run_body(s.orelse, frame)
+        else:
+            item = element(it)
+            self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
+
+    def exec_loop(self, s: ast.For | ast.While, frame: Frame, bind_target: Callable[[], None] | None) -> None:
+        """A loop whose trip count is unknown: run the body until the joined state is
+        stable (a few rounds at most); what still changes becomes UNKNOWN."""
+        state = frame.env
+        for _ in range(MAX_LOOP_ROUNDS):
+            frame.env = dict(state)
+            if bind_target:
+                bind_target()
+            self.run_body(s.body, frame)
+            new = join_envs([state, frame.env])
+            if env_same(state, new) or not semaphores_changed(state, new):
+                # Only numbers / unknowns changed: the join already says all that matters.
+                state = new
+                break
+            state = new
+        else:
+            state = {k: (v if same(v, frame.env.get(k, UNKNOWN)) else UNKNOWN) for k, v in state.items()}
+        frame.env = state
+        if s.orelse:
+            self.run_body(s.orelse, frame)
+
+    def _while(self, s: ast.While, frame: Frame) -> bool:
+        # A condition known at trace time is how JAX sees the loop: follow it exactly.
+        for _ in range(MAX_UNROLL):
+            cond = self.truth(self.eval(s.test, frame))
+            if cond is False:
+                if s.orelse:
+                    self.run_body(s.orelse, frame)
+                return True
+            if cond is not True:
+                break
+            if not self.run_body(s.body, frame):
+                return True
+        self.exec_loop(s, frame, None)
+        return True
+
+    def _try(self, s: Any, frame: Frame) -> bool:
+        base = frame.env
+        frame.env = dict(base)
+        body_falls = self.run_body(s.body, frame) and self.run_body(s.orelse, frame)
+        envs = [frame.env] if body_falls else []
+        for h in s.handlers:
+            if body_falls and catches_import_error(h):
+                continue  # `except ImportError:` fallbacks: kernels only run when the import worked
+            frame.env = join_envs([base, frame.env]) if envs else dict(base)
+            if h.name:
+                frame.env[h.name] = UNKNOWN
+            if self.run_body(h.body, frame):
+                envs.append(frame.env)
+        frame.env = join_envs(envs) if envs else dict(base)
+        if s.finalbody:
+            return self.run_body(s.finalbody, frame) and bool(envs)
+        return bool(envs)
+
+    def _match(self, s: Any, frame: Frame) -> bool:
+        self.eval(s.subject, frame)
+        envs = []
+        base = frame.env
+        for case in s.cases:
+            frame.env = dict(base)
+            for name in pattern_names(case.pattern):
+                frame.env[name] = UNKNOWN
+            if self.run_body(case.body, frame):
+                envs.append(frame.env)
+        envs.append(base)
+        frame.env = join_envs(envs)
+        return True
+
+    # ------------------------------------------------------------------ assignment
+    def assign(self, target: ast.AST, value: Any, frame: Frame) -> None:
+        t = type(target)
+        if t is ast.Name:
+            assert isinstance(target, ast.Name)
+            self._assign_name(target.id, value, frame)
+        elif t in (ast.Tuple, ast.List):
+            assert isinstance(target, (ast.Tuple, ast.List))
+            self._assign_unpack(target.elts, value, frame)
+        elif t is ast.Attribute:
+            assert isinstance(target, ast.Attribute)
+            obj = self.eval(target.value, frame)
+            if isinstance(obj, Instance):
+                obj.fields[target.attr] = value
+        elif t is ast.Starred:
+            assert isinstance(target, ast.Starred)
+            self.assign(target.value, value, frame)
+        # subscript targets: writes into refs/arrays, nothing to track
+
+    def _assign_name(self, name: str, value: Any, frame: Frame) -> None:
+        if name in frame.nonlocals:
+            f = frame.parent
+            while f is not None and name not in f.env:
+                f = f.parent
+            if f is not None:
+                f.env[name] = value
+                return
+        frame.env[name] = value
+
+    def _assign_unpack(self, elts: list[ast.expr], value: Any, frame: Frame) -> None:
+        star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
+        items = value.items if isinstance(value, Seq) else None
+        if isinstance(value, SeqTail) and star is None:
+            # `a, b, sems, one = refs` with only the tail of `refs` known
+            n = len(value.items)
+            for i, e in enumerate(elts):
+                j = len(elts) - i
+                self.assign(e, value.items[n - j] if j <= n else UNKNOWN, frame)
+            return
+        if star is None:
+            fits = items is not None and len(items) == len(elts)
+            for i, e in enumerate(elts):
+                self.assign(e, items[i] if fits and items is not None else UNKNOWN, frame)
+            return
+        n_after = len(elts) - star - 1
+        ok = items is not None and len(items) >= len(elts) - 1
+        for i, e in enumerate(elts):
+            if not ok or items is None:
+                v: Any = UNKNOWN
+            elif i < star:
+                v = items[i]
+            elif i == star:
+                v = Seq(items[star:len(items) - n_after], True)
+            else:
+                v = items[len(items) - (len(elts) - i)]
+            self.assign(e.value if i == star and isinstance(e, ast.Starred) else e, v, frame)
+
+    # ------------------------------------------------------------------ definitions
+    def define_function(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> Func:
+        func = Func(s, frame, frame.block, s.name, frame.path)
+        value: Any = func
+        for dec in reversed(s.decorator_list):
+            d = self.eval(dec, frame)
+            value = self.call(d, [Arg(value, None)], {}, dec, frame, helper=False)
+        frame.env[s.name] = value
+        frame.created.append(func)
+        return func
+
+    def define_class(self, s: ast.ClassDef, frame: Frame) -> ClassV:
+        cls = ClassV(s, frame, frame.block, path=frame.path)
+        base_values = [self.eval(x, frame) for x in s.bases]
+        cls.bases = tuple(b for b in base_values if isinstance(b, ClassV))
+        cls.is_dataclass = any(isinstance(b, Api) and b.qname == "typing.NamedTuple" for b in base_values) \
+            or any(b.is_dataclass for b in cls.bases)
+        for dec in s.decorator_list:
+            d = self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame)
+            if _callable_name(d) in _DATACLASS_DECORATORS:
+                cls.is_dataclass = True
+        self._class_body(cls, s, frame)
+        frame.created.append(cls)
+        return cls
+
+    def _class_body(self, cls: ClassV, s: ast.ClassDef, frame: Frame) -> None:
+        body_frame = Frame({}, frame, frame.block, depth=frame.depth, path=frame.path)
+        fields = []
+        for stmt in s.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                method = Func(stmt, frame, frame.block, stmt.name, frame.path, owner=cls)
+                decos = [d.id if isinstance(d, ast.Name) else getattr(d, "attr", None) for d in stmt.decorator_list]
+                method.is_property = "property" in decos or "cached_property" in decos
+                if "setter" in decos or "deleter" in decos:
+                    continue
+                cls.attrs[stmt.name] = method
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                fields.append(stmt.target.id)
+                if stmt.value is not None:
+                    cls.attrs[stmt.target.id] = self.eval(stmt.value, body_frame)
+            elif isinstance(stmt, ast.Assign):
+                v = self.eval(stmt.value, body_frame)
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        cls.attrs[target.id] = v
+        cls.fields = tuple(fields)
+
+    def instantiate(self, cls: ClassV, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
+                    frame: Frame) -> Any:
+        inst = Instance(cls)
+        init = cls.lookup("__init__")
+        if isinstance(init, Func):
+            self.call_function(init, [Arg(inst, None), *args], kwargs, node, frame, helper=True)
+        elif cls.is_dataclass:
+            for name, a in zip(cls.fields, args):
+                inst.fields[name] = a.value if isinstance(a, Arg) else UNKNOWN
+            for name, kw in kwargs.items():
+                inst.fields[name] = kw.value
+            if STAR in args:
+                inst.fields.clear()
+        return inst
+
+
+def _callable_name(v: Any) -> str | None:
+    if isinstance(v, Api):
+        return v.qname
+    if isinstance(v, Partial) and isinstance(v.func, Api):
+        return v.func.qname
+    return None
+
+
+_Handler = Callable[[StatementInterpreter, Any, Frame], bool]
+_HANDLERS: dict[str, _Handler] = {
+    "Expr": StatementInterpreter._expr,
+    "Assign": StatementInterpreter._assign,
+    "AnnAssign": StatementInterpreter._ann_assign,
+    "AugAssign": StatementInterpreter._aug_assign,
+    "Return": StatementInterpreter._return,
+    "FunctionDef": StatementInterpreter._def,
+    "AsyncFunctionDef": StatementInterpreter._def,
+    "ClassDef": StatementInterpreter._class,
+    "If": StatementInterpreter._if,
+    "For": StatementInterpreter._for,
+    "AsyncFor": StatementInterpreter._for,
+    "While": StatementInterpreter._while,
+    "With": StatementInterpreter._with,
+    "AsyncWith": StatementInterpreter._with,
+    "Try": StatementInterpreter._try,
+    "TryStar": StatementInterpreter._try,
+    "Assert": StatementInterpreter._assert,
+    "Import": StatementInterpreter._import,
+    "ImportFrom": StatementInterpreter._import,
+    "Raise": StatementInterpreter._raise,
+    "Break": StatementInterpreter._stop,
+    "Continue": StatementInterpreter._stop,
+    "Delete": StatementInterpreter._delete,
+    "Match": StatementInterpreter._match,
+}

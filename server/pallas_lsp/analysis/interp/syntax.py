@@ -1,0 +1,70 @@
+"""Facts read off the syntax: imports, `nonlocal`, pattern names, import-error handlers."""
+
+from __future__ import annotations
+
+import ast
+import weakref
+
+from ..symbols import canonical, resolve_relative
+
+
+def catches_import_error(handler: ast.ExceptHandler) -> bool:
+    t = handler.type
+    names = t.elts if isinstance(t, ast.Tuple) else [t]
+    return bool(names) and all(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError")
+                               for n in names)
+
+
+def nonlocal_names(fnode: ast.AST, func_block_text: str | None = None) -> frozenset[str]:
+    """Names a function declares `nonlocal` (its assignments write to the enclosing frame)."""
+    cached = _NONLOCALS.get(fnode)
+    if cached is None and func_block_text is not None and "nonlocal" not in func_block_text:
+        cached = _NONLOCALS[fnode] = frozenset()  # the common case, without walking the body
+    if cached is None:
+        out = set()
+        stack = list(fnode.body) if not isinstance(fnode, ast.Lambda) else []
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Nonlocal):
+                out.update(n.names)
+            elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.extend(ast.iter_child_nodes(n))
+        cached = _NONLOCALS[fnode] = frozenset(out)
+    return cached
+
+
+_NONLOCALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+
+def pattern_names(pattern: ast.pattern) -> list[str]:
+    names = []
+    for n in ast.walk(pattern):
+        name = getattr(n, "name", None)
+        if isinstance(name, str):
+            names.append(name)
+        rest = getattr(n, "rest", None)
+        if isinstance(rest, str):
+            names.append(rest)
+    return names
+
+
+
+def import_bindings(stmt: ast.Import | ast.ImportFrom, package: str | None = None) -> list[tuple[str, str | None]]:
+    """Names an import statement binds, with the fully qualified name each refers to."""
+    out = []
+    if isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            if alias.asname:
+                out.append((alias.asname, canonical(alias.name)))
+            else:
+                root = alias.name.split(".")[0]
+                out.append((root, canonical(root)))
+    else:
+        mod = resolve_relative(stmt.module, stmt.level, package)
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            name = alias.asname or alias.name
+            out.append((name, canonical(f"{mod}.{alias.name}") if mod else None))
+    return out

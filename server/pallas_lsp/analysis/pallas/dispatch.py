@@ -1,0 +1,106 @@
+"""From the registry to the handlers: a Pallas name called, a Pallas value called, an
+attribute of a Pallas value.  Every handler is chosen by the entry's kind (or the value's
+type), never by comparing names."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..interp.frame import CallArgs, Evaluator
+from ..values import SCALAR, UNKNOWN, Api, Const, Descriptor, Sem, SemType, Seq
+from . import handlers, invokers
+from .model import ApiKind, Invoker
+from .registry import DESCRIPTOR_METHODS, lookup
+from .values import (
+    AtProperty,
+    CoreMapDecorator,
+    DescriptorCall,
+    LoopDecorator,
+    PallasCallable,
+    Passthrough,
+    Pipeline,
+    WhenDecorator,
+    WithScoped,
+    WithScopedDecorator,
+)
+
+NOT_AN_ENTRY = object()   # `call_entry`'s answer for a name the registry does not hold
+
+_BY_KIND: dict[ApiKind, Callable[[Evaluator, Any, CallArgs], Any]] = {
+    ApiKind.CHECKED_CALL: handlers.checked_call,
+    ApiKind.SEMAPHORE_TYPE: handlers.declare,
+    ApiKind.SEMAPHORE_SPACE: handlers.declare_space,
+    ApiKind.BARRIER_SEMAPHORE: handlers.barrier,
+    ApiKind.INDEX_KEEPER: handlers.index_keeper,
+    ApiKind.SELECTOR: handlers.selector,
+    ApiKind.EMPTY_REF_LIKE: handlers.empty_ref_like,
+    ApiKind.ARRAY_SPEC: handlers.array_spec,
+    ApiKind.MEMORY_SPACE: handlers.memory_space_buffer,
+    ApiKind.BLOCK_SPEC: handlers.block_spec,
+    ApiKind.GRID_SPEC: handlers.grid_spec,
+    ApiKind.COMPILER_PARAMS: handlers.compiler_params,
+    ApiKind.PASSTHROUGH: handlers.passthrough,
+    ApiKind.SCALAR_RESULT: handlers.scalar_result,
+    ApiKind.PROGRAM_ID: handlers.scalar_result,
+}
+
+
+def call_entry(ev: Evaluator, name: str, call: CallArgs) -> Any:
+    """The value of calling the registry's `name`, or NOT_AN_ENTRY."""
+    entry = lookup(name)
+    if entry is None:
+        return NOT_AN_ENTRY
+    if isinstance(entry, Invoker):
+        return invokers.INVOKER_HANDLERS[entry.binding](ev, entry, call)
+    return _BY_KIND[entry.kind](ev, entry, call)
+
+
+def _descriptor_call(ev: Evaluator, value: DescriptorCall, call: CallArgs) -> Any:
+    handlers.descriptor_method(ev, value.descriptor, value.method, call.frame)
+    return UNKNOWN
+
+
+def _passthrough(ev: Evaluator, value: Passthrough, call: CallArgs) -> Any:
+    return call.value(0)
+
+
+def _unknown(ev: Evaluator, value: Any, call: CallArgs) -> Any:
+    return UNKNOWN
+
+
+_BY_TYPE: dict[type, Callable[[Evaluator, Any, CallArgs], Any]] = {
+    PallasCallable: invokers.apply_pallas_call,
+    DescriptorCall: _descriptor_call,
+    WhenDecorator: invokers.apply_when,
+    LoopDecorator: invokers.apply_loop,
+    WithScopedDecorator: invokers.apply_with_scoped_decorator,
+    WithScoped: invokers.apply_with_scoped,
+    CoreMapDecorator: invokers.apply_core_map,
+    Pipeline: invokers.apply_pipeline,
+    Passthrough: _passthrough,
+    AtProperty: _unknown,
+}
+
+
+def call_value(ev: Evaluator, callee: Any, call: CallArgs) -> Any:
+    """Calling a callable that a Pallas API returned."""
+    return _BY_TYPE[type(callee)](ev, callee, call)
+
+
+def attribute(obj: Any, attr: str) -> Any:
+    """An attribute of a semaphore, a descriptor or a semaphore type (else UNKNOWN)."""
+    if isinstance(obj, Sem):
+        if attr == "at":
+            return AtProperty(obj)
+        if attr == "shape" and obj.dims is not None:
+            return Seq(tuple(Const(d) if type(d) is int else SCALAR for d in obj.dims))
+        if attr == "ndim" and obj.dims is not None:
+            return Const(len(obj.dims))
+        return UNKNOWN
+    if isinstance(obj, Descriptor) and attr in DESCRIPTOR_METHODS:
+        return DescriptorCall(obj, DESCRIPTOR_METHODS[attr])
+    if isinstance(obj, SemType) and attr == "dtype":
+        return Api(f"pltpu.SemaphoreType.{obj.kind}.dtype")
+    return UNKNOWN
+

@@ -1,0 +1,228 @@
+"""What the non-invoking Pallas APIs mean to the interpreter: checked calls and DMA
+descriptors, semaphore declarations, index keepers, selectors, and spec constructors."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from .. import checks
+from ..interp.frame import Arg, CallArgs, Evaluator, Frame
+from ..values import (
+    SCALAR,
+    SLICE,
+    UNKNOWN,
+    Api,
+    Const,
+    Descriptor,
+    Loc,
+    Sem,
+    SemType,
+    Seq,
+    SliceV,
+    allocate,
+    join,
+)
+from .model import (
+    Action,
+    CheckedCall,
+    DescriptorMethod,
+    MemorySpace,
+    SemaphoreType,
+    SemRole,
+    Simple,
+    Spec,
+)
+from .registry import DESCRIPTOR_METHODS, semaphore_member
+from .values import ArraySpecV, BlockSpecV, CompilerParamsV, GridSpecV
+
+
+def _loc(frame: Frame, node: ast.AST | None) -> Loc | None:
+    return frame.loc(node) if node is not None else None
+
+
+# --------------------------------------------------------------------------- semaphores
+
+def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
+    frame = call.frame
+    by_role: dict[SemRole, Arg] = {}
+    for p in spec.sems:
+        arg = call.param(spec.position(p.name), p.name)
+        if arg is not None:
+            by_role[p.role] = arg
+    call_loc = _loc(frame, call.node)
+    if spec.action is Action.CHECK:
+        arg = by_role.get(SemRole.SEM)
+        if arg is not None and spec.rule is not None:
+            use = checks.SemUse(spec.rule, spec.verb, spec.name, arg.value, _loc(frame, arg.node), call_loc)
+            checks.check_semaphore(ev.ctx, use, frame)
+        return UNKNOWN
+    dst, src = by_role.get(SemRole.DST), by_role.get(SemRole.SRC)
+    desc = Descriptor(
+        dst=dst.value if dst else UNKNOWN,
+        src=(src.value if src else UNKNOWN) if spec.remote else None,
+        dst_loc=_loc(frame, dst.node) if dst else None,
+        src_loc=_loc(frame, src.node) if src else None,
+        call=call_loc, remote=spec.remote,
+        stmt=frame.loc(frame.stmt) if frame.stmt is not None else call_loc,
+        context=checks.call_context(call_loc, frame),
+    )
+    if spec.action is Action.START:
+        descriptor_method(ev, desc, DESCRIPTOR_METHODS["start"], frame)
+    return desc
+
+
+def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod, frame: Frame) -> None:
+    for role in method.roles:
+        value = desc.dst if role is SemRole.DST else desc.src
+        if value is None:
+            continue
+        use = checks.SemUse(method.rule, method.verb, f"descriptor.{method.name}", value,
+                            desc.dst_loc if role is SemRole.DST else desc.src_loc, desc.call,
+                            stmt=desc.stmt, role=role, remote=desc.remote, context=desc.context)
+        checks.check_semaphore(ev.ctx, use, frame)
+
+
+def declare(ev: Evaluator, spec: SemaphoreType, call: CallArgs) -> Any:
+    """`SemaphoreType.X(shape)` -> a declaration with its dims (or UNKNOWN)."""
+    shape_arg = call.param(0, "shape")
+    if shape_arg is None:
+        return UNKNOWN
+    frame, node = call.frame, call.node
+    dims = dims_of(shape_arg.value, shape_arg.node, frame)
+    if dims is None:
+        return UNKNOWN
+    loc = _loc(frame, node)
+    scalar_decl = None
+    if dims == (1,) and isinstance(node, ast.Call):
+        scalar_decl = (loc, frame.block.segment(node.func) if frame.block is not None else None)
+    return SemType(spec.member, dims, loc, scalar_decl)
+
+
+def declare_space(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    """`pltpu.SEMAPHORE(shape, SemaphoreType.X.dtype)`."""
+    shape, dtype = call.param(0, "shape"), call.param(1, "dtype")
+    if shape is None:
+        return UNKNOWN
+    dims = dims_of(shape.value, shape.node, call.frame)
+    if dims is None:
+        return UNKNOWN
+    kind = "?"
+    if dtype is not None and isinstance(dtype.value, Api) and dtype.value.qname.endswith(".dtype"):
+        kind = semaphore_member(dtype.value.qname[: -len(".dtype")]) or "?"
+    return SemType(kind, dims, _loc(call.frame, call.node))
+
+
+def barrier(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    return Sem("BARRIER", (), _loc(call.frame, call.node))
+
+
+def dims_of(value: Any, node: ast.AST | None, frame: Frame) -> tuple | None:
+    """A shape argument -> dims tuple (ints, or the source text of a length that is not
+    static), or None when even the rank is unknown."""
+    if isinstance(value, Const) and type(value.value) is int:
+        return (value.value,)
+    if not isinstance(value, Seq):
+        return None
+    texts = None
+    if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == len(value.items) \
+            and not any(isinstance(e, ast.Starred) for e in node.elts) and frame.block is not None:
+        texts = [frame.block.segment(e) for e in node.elts]
+    dims: list = []
+    for i, item in enumerate(value.items):
+        if isinstance(item, Const) and type(item.value) is int:
+            dims.append(item.value)
+        elif isinstance(item, Const) and item.value is None:
+            dims.append(None)      # a squeezed block dimension
+        else:
+            dims.append(texts[i] if texts else "?")
+    return tuple(dims)
+
+
+# --------------------------------------------------------------------------- refs and indices
+
+def index_keeper(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    """`pl.ds(start, size)`: an index that keeps its dimension (with its static size)."""
+    size = call.param(1, "size") if spec.params else None
+    if size is not None and isinstance(size.value, Const) and type(size.value.value) is int:
+        return SliceV(size.value.value)
+    return SLICE
+
+
+def selector(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    vals = [a.value for a in call.args[1:3] if isinstance(a, Arg)]
+    return join(vals[0], vals[1]) if len(vals) == 2 else UNKNOWN
+
+
+def empty_ref_like(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    v = call.value(0)
+    return allocate(v) if isinstance(v, (SemType, Api)) else UNKNOWN
+
+
+def scalar_result(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    ev.callbacks_unknown_call(call.args, call.kwargs, call.frame)
+    return SCALAR
+
+
+def passthrough(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    from ..values import Bound, Func, Partial
+    from .values import PALLAS_CALLABLES, Passthrough
+
+    first = call.value(0)
+    if isinstance(first, (Func, Partial, Bound, *PALLAS_CALLABLES)):
+        return first  # used directly as a decorator / wrapper: the same function
+    return Passthrough()
+
+
+# --------------------------------------------------------------------------- specs
+
+def _text(call: CallArgs, arg: Arg | None) -> str | None:
+    if arg is None or arg.node is None or call.frame.block is None:
+        return None
+    return call.frame.block.segment(arg.node)
+
+
+def array_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
+    shape = call.param(0, "shape")
+    dims = dims_of(shape.value, shape.node, call.frame) if shape is not None else None
+    return ArraySpecV(dims, _text(call, call.param(1, "dtype")), None, _loc(call.frame, call.node))
+
+
+def memory_space_buffer(ev: Evaluator, spec: MemorySpace, call: CallArgs) -> Any:
+    """`pltpu.VMEM((8, 128), jnp.float32)`: a buffer of that shape in that space."""
+    shape = call.param(0, "shape")
+    dims = dims_of(shape.value, shape.node, call.frame) if shape is not None else None
+    return ArraySpecV(dims, _text(call, call.param(1, "dtype")), spec.space, _loc(call.frame, call.node))
+
+
+def _space_name(value: Any) -> str | None:
+    return value.qname.rsplit(".", 1)[-1] if isinstance(value, Api) else None
+
+
+def block_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
+    shape = call.param(0, "block_shape")
+    dims = dims_of(shape.value, shape.node, call.frame) if shape is not None else None
+    index_map = call.param(1, "index_map")
+    space = call.kwargs.get("memory_space")
+    return BlockSpecV(dims, index_map.value if index_map is not None else None,
+                      _space_name(space.value) if space is not None else None, _loc(call.frame, call.node))
+
+
+def grid_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
+    given = {name: call.param(i, name) for i, name in enumerate(spec.params)}
+    n = given.get("num_scalar_prefetch")
+    count: int | None = 0
+    if n is not None:
+        count = n.value.value if isinstance(n.value, Const) and type(n.value.value) is int else None
+
+    def value(name: str, default: Any) -> Any:
+        arg = given.get(name)
+        return arg.value if arg is not None else default
+
+    return GridSpecV(count, value("grid", Seq(())), value("in_specs", None), value("out_specs", None),
+                     value("scratch_shapes", Seq(())), _loc(call.frame, call.node))
+
+
+def compiler_params(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
+    sem = call.param(0, "dimension_semantics")
+    return CompilerParamsV(sem.value if sem is not None else None, _loc(call.frame, call.node))

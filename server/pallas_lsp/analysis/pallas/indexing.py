@@ -1,0 +1,144 @@
+"""`ref.at[...]`: JAX's rule for which indices drop a dimension and which keep it.
+
+An integer (or any scalar) drops its dimension; a slice, an index keeper (`pl.ds`,
+`pl.dslice`, `pl.Slice`, `slice`) or `...` keeps it.  The same rule serves the
+interpreter (on abstract values), the fixes and the messages (on source text):
+`keeps_dimension` is the one answer to "does this index keep a dimension"."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..interp.frame import Evaluator, Frame
+from ..values import SCALAR, UNKNOWN, Const, Sem, Seq, SliceV
+from .derived import INDEX_KEEPER_WORDS
+
+
+class IndexKind(Enum):
+    DROP = "drop"          # an integer or scalar
+    KEEP = "keep"          # a slice or index keeper: the dimension stays, maybe shorter
+    ELLIPSIS = "ellipsis"  # `...`: as many full dimensions as are not indexed
+
+
+@dataclass(frozen=True)
+class IndexPart:
+    kind: IndexKind
+    size: int | None = None                 # a keeper's static length (`pl.ds(i, 2)`)
+    bounds: tuple | None = None             # a literal slice's static (lower, upper, step)
+    full: bool = False                      # a bare `:`
+
+
+def keeps_dimension(part: IndexPart) -> bool:
+    return part.kind is not IndexKind.DROP
+
+
+def part_of_syntax(node: ast.expr, slice_names: frozenset[str] = frozenset()) -> IndexPart:
+    """What an index expression does, read from its text alone (no values): for fixes.
+    `slice_names`: variables known to hold a slice.  Unknown names count as scalars."""
+    if isinstance(node, ast.Slice):
+        return IndexPart(IndexKind.KEEP, full=node.lower is None and node.upper is None and node.step is None)
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return IndexPart(IndexKind.ELLIPSIS)
+    if isinstance(node, ast.Starred):
+        return IndexPart(IndexKind.KEEP)
+    if isinstance(node, ast.Name) and node.id in slice_names:
+        return IndexPart(IndexKind.KEEP)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in INDEX_KEEPER_WORDS:
+            return IndexPart(IndexKind.KEEP)
+    return IndexPart(IndexKind.DROP)
+
+
+def _part_of_value(v: Any) -> IndexPart | None:
+    if isinstance(v, Const) and v.value is Ellipsis:
+        return IndexPart(IndexKind.ELLIPSIS)
+    if isinstance(v, SliceV):
+        return IndexPart(IndexKind.KEEP, v.size)
+    if v is SCALAR or (isinstance(v, Const) and type(v.value) in (int, bool)):
+        return IndexPart(IndexKind.DROP)
+    return None
+
+
+def _parts(ev: Evaluator, elts: list[ast.expr], frame: Frame) -> list[IndexPart] | None:
+    """The index parts of `.at[e1, e2, ...]`, or None when how many dims they take is unknown."""
+    parts: list[IndexPart] = []
+    for e in elts:
+        if isinstance(e, ast.Slice):
+            if e.lower is None and e.upper is None and e.step is None:
+                parts.append(IndexPart(IndexKind.KEEP, full=True))
+                continue
+            bounds = [ev.eval(p, frame) if p is not None else Const(None) for p in (e.lower, e.upper, e.step)]
+            ok = all(isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in bounds)
+            parts.append(IndexPart(IndexKind.KEEP, bounds=tuple(b.value for b in bounds) if ok else None))
+            continue
+        if isinstance(e, ast.Starred):
+            return None
+        v = ev.eval(e, frame)
+        part = _part_of_value(v)
+        if part is not None:
+            parts.append(part)
+        elif isinstance(v, Seq):  # an index tuple held in a variable
+            parts.extend(_part_of_value(item) or IndexPart(IndexKind.DROP) for item in v.items)
+        elif len(elts) > 1:
+            parts.append(IndexPart(IndexKind.DROP))
+        else:
+            # A lone index of unknown kind may be a tuple (`divmod(...)`): how many
+            # dimensions it takes is unknown, so is the result.
+            return None
+    return parts
+
+
+def index_sem(ev: Evaluator, sem: Sem, slice_node: ast.expr, frame: Frame) -> Any:
+    """`sem.at[...]`: the view's shape.  Chains compose because the result is a Sem."""
+    elts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+    parts = _parts(ev, elts, frame)
+    if parts is None:
+        return UNKNOWN
+    if sem.decl is not None:
+        ev.ctx.indexed_decls.add(id(sem.decl.node))
+    if sem.sites:
+        ev.ctx.indexed_sites.add(id(sem.sites[-1]))  # the helper it is in indexes it
+    if sem.dims is None:
+        return UNKNOWN  # the rank depends on the path: so does the result
+    new_dims = view_dims(sem.dims, parts)
+    if new_dims is None:
+        return UNKNOWN   # JAX rejects it; not this rule's business
+    return Sem(sem.kind, new_dims, sem.decl, sem.sites,
+               sem.scalar_decl if not new_dims or new_dims == sem.dims else None)
+
+
+def view_dims(dims: tuple, parts: list[IndexPart]) -> tuple | None:
+    """The dims of a view of an array of `dims` indexed by `parts` (None: an invalid index)."""
+    rank = len(dims)
+    n_ellipsis = sum(p.kind is IndexKind.ELLIPSIS for p in parts)
+    explicit = len(parts) - n_ellipsis
+    if n_ellipsis > 1 or explicit > rank:
+        return None
+    out: list = []
+    pos = 0
+    for p in parts:
+        if p.kind is IndexKind.ELLIPSIS:
+            span = rank - explicit
+            out.extend(dims[pos:pos + span])
+            pos += span
+        elif p.kind is IndexKind.KEEP:
+            out.append(_kept_length(dims[pos], p))
+            pos += 1
+        else:
+            pos += 1
+    out.extend(dims[pos:])
+    return tuple(out)
+
+
+def _kept_length(d: Any, p: IndexPart) -> Any:
+    if p.full:
+        return d
+    size = p.size
+    if p.bounds is not None and type(d) is int and d < 1 << 20:
+        size = len(range(d)[slice(*p.bounds)])
+    return size if size is not None else "?"

@@ -1,0 +1,276 @@
+"""The Pallas APIs that run user functions, and the callables they return: each one
+calls the function it is given the way JAX does (`model.Binding`), with the refs Pallas
+allocates for its scratch types (`values.allocate`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..interp.envs import holds_sem
+from ..interp.frame import STAR, Arg, ArgOrStar, CallArgs, Evaluator
+from ..interp.functions import function_nodes
+from ..values import (
+    SCALAR,
+    UNKNOWN,
+    Api,
+    Func,
+    Mapping,
+    SemType,
+    Seq,
+    SeqTail,
+    allocate,
+    map_sems,
+)
+from .model import Binding, Invoker
+from .values import (
+    ArraySpecV,
+    CompilerParamsV,
+    CoreMapDecorator,
+    GridSpecV,
+    LoopDecorator,
+    PallasCall,
+    PallasCallable,
+    Pipeline,
+    WhenDecorator,
+    WithScoped,
+    WithScopedDecorator,
+)
+
+
+def _kwarg(call: CallArgs, *names: str) -> Any:
+    for name in names:
+        if name in call.kwargs:
+            return call.kwargs[name].value
+    return None
+
+
+def pallas_call(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    """`pl.pallas_call(kernel, out_shape, ...)` / `pl.kernel(body, out_type, ...)`: the
+    record of the call; the kernel runs when the result is applied (or at the end)."""
+    kernel = call.value(0, spec.params[0])
+    out_arg = call.positional(1)
+    out = out_arg.value if out_arg is not None else _kwarg(call, *spec.outputs)
+    if out is None:
+        out = UNKNOWN
+    scratch = _kwarg(call, *spec.scratch)
+    gs = _kwarg(call, "grid_spec")
+    grid, in_specs, out_specs, n_prefetch = _kwarg(call, "grid"), _kwarg(call, "in_specs"), \
+        _kwarg(call, "out_specs"), 0
+    if isinstance(gs, GridSpecV):
+        scratch, grid, in_specs, out_specs, n_prefetch = gs.scratch, gs.grid, gs.in_specs, gs.out_specs, \
+            gs.num_scalar_prefetch
+    elif gs is not None:
+        scratch = grid = in_specs = out_specs = UNKNOWN
+        n_prefetch = None
+    if isinstance(out, Seq):
+        outs: list | None = [allocate(v) for v in out.items]  # semaphores (and tuples of them) become refs
+    elif isinstance(out, (SemType, Api, Mapping, ArraySpecV)):
+        outs = [allocate(out)]  # one output
+    else:
+        outs = None  # unknown, or a sequence of unknown length
+    params = _kwarg(call, "compiler_params")
+    record = PallasCall(spec, kernel, out, outs, isinstance(out, Seq), scratch if scratch is not None else Seq(()),
+                        grid, in_specs, out_specs, n_prefetch,
+                        params if isinstance(params, CompilerParamsV) else None, call.node, call.frame)
+    ev.ctx.calls.append(record)
+    callable_ = PallasCallable(record)
+    ev.ctx.pending.append(callable_)
+    return callable_
+
+
+def apply_pallas_call(ev: Evaluator, callable_: PallasCallable, call: CallArgs) -> Any:
+    record = callable_.call
+    operands = None if call.has_star or "**" in call.kwargs else [a for a in call.args if isinstance(a, Arg)]
+    invoke_kernel(ev, callable_, operands)
+    if record.outs is None:
+        return UNKNOWN
+    return Seq(tuple(record.outs)) if record.out_is_seq else record.outs[0]
+
+
+def _scratch_refs(scratch: Any) -> tuple[list[Arg] | None, dict[str, Arg]]:
+    """(positional scratch refs, keyword scratch refs); None: how many is unknown."""
+    if isinstance(scratch, (Seq, SeqTail)):
+        return [Arg(allocate(v)) for v in scratch.items], {}
+    if isinstance(scratch, Mapping):
+        return [], {str(k): Arg(allocate(v)) for k, v in scratch.items.items()}
+    return None, {}
+
+
+def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] | None) -> None:
+    """Run a pallas_call / pl.kernel body with its refs: operands (unknown), outputs,
+    then scratch (dict scratch: keyword arguments)."""
+    ctx = ev.ctx
+    if callable_ in ctx.pending:
+        ctx.pending.remove(callable_)
+    if ctx.silent:
+        return
+    record = callable_.call
+    if operands is not None:
+        record.operands = operands
+    ctx.kernel_nodes.update(function_nodes(record.kernel))
+    tail, kw = _scratch_refs(record.scratch)
+    outs = None if isinstance(record.scratch, SeqTail) else record.outs  # a scratch tail binds from the end
+    if not any(holds_sem(a.value) for a in [*(tail or []), *kw.values(), *(operands or [])]) \
+            and not any(holds_sem(v) for v in (outs or [])):
+        # No semaphore reaches the kernel: running it with unknown refs finds nothing
+        # its own (standalone) entry does not.
+        return
+    # Operands keep their values (a semaphore output of one pallas_call can be the
+    # input of the next), but not the helper-call sites outside the kernel: a kernel
+    # is where its refs are used.
+    front: list[ArgOrStar] = [Arg(map_sems(a.value, lambda s: s.without_sites())) for a in operands or []]
+    if tail is None:
+        args = [*front, STAR]
+    elif outs is None or operands is None:
+        # How many outputs (or operands) is unknown, but scratch refs are always the
+        # last parameters: bind them from the end.
+        known_outs = [Arg(v) for v in outs] if outs is not None and operands is None else []
+        args = [*front, STAR, *known_outs, *tail]
+    else:
+        args = [*front, *(Arg(v) for v in outs), *tail]
+    ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
+
+
+def run_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    first = call.positional(0)
+    if first is None:
+        return UNKNOWN
+    refs: list[ArgOrStar] = [Arg(allocate(a.value)) if isinstance(a, Arg) else STAR for a in call.args[1:]]
+    kw = {k: Arg(allocate(v.value)) for k, v in call.kwargs.items() if k != "collective_axes"}
+    return ev.call(first.value, refs, kw, call.node, call.frame, helper=False)
+
+
+def with_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    return WithScopedDecorator(list(call.args), dict(call.kwargs))
+
+
+def core_map(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    return CoreMapDecorator(call.kwargs.get("scratch_shapes"))
+
+
+def emit_pipeline(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    return Pipeline(call.value(0, "body"))
+
+
+def when(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    first = call.positional(0)
+    return WhenDecorator(ev.truth(first.value) if first is not None else None)
+
+
+def loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    return LoopDecorator()
+
+
+def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    vals = call.values()
+    if len(vals) >= 4 and isinstance(vals[2], Func):
+        ev.call_function(vals[2], [Arg(SCALAR), Arg(vals[3])], {}, call.node, call.frame, helper=False,
+                         loop_body=True)
+    elif len(vals) >= 4:
+        ev.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, call.node, call.frame, helper=False)
+    return UNKNOWN
+
+
+def while_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    vals = call.values()
+    if len(vals) >= 3:
+        ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+        ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+    return UNKNOWN
+
+
+def cond(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    vals = call.values()
+    operands: list[ArgOrStar] = [Arg(v) for v in vals[3:]]
+    for f in vals[1:3]:
+        ev.call(f, operands, {}, call.node, call.frame, helper=False)
+    return UNKNOWN
+
+
+def switch(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    vals = call.values()
+    if len(vals) >= 2 and isinstance(vals[1], Seq):
+        for f in vals[1].items:
+            ev.call(f, [Arg(v) for v in vals[2:]], {}, call.node, call.frame, helper=False)
+    return UNKNOWN
+
+
+INVOKER_HANDLERS = {
+    Binding.PALLAS_CALL: pallas_call,
+    Binding.KERNEL: pallas_call,
+    Binding.CORE_MAP: core_map,
+    Binding.RUN_SCOPED: run_scoped,
+    Binding.WITH_SCOPED: with_scoped,
+    Binding.EMIT_PIPELINE: emit_pipeline,
+    Binding.WHEN: when,
+    Binding.LOOP: loop,
+    Binding.FORI_LOOP: fori_loop,
+    Binding.WHILE_LOOP: while_loop,
+    Binding.COND: cond,
+    Binding.SWITCH: switch,
+}
+
+
+# --------------------------------------------------------------------------- the callables
+
+def apply_when(ev: Evaluator, value: WhenDecorator, call: CallArgs) -> Any:
+    first = call.positional(0)
+    if first is not None:
+        if value.condition is False:
+            # `pl.when(False)`: JAX never traces the body
+            if isinstance(first.value, Func):
+                first.value.analysed = True
+        else:
+            ev.call(first.value, [], {}, call.node, call.frame, helper=False)
+    return UNKNOWN
+
+
+def apply_loop(ev: Evaluator, value: LoopDecorator, call: CallArgs) -> Any:
+    first = call.positional(0)
+    if first is not None and isinstance(first.value, Func):
+        ev.call_function(first.value, [Arg(SCALAR)], {}, call.node, call.frame, helper=False, loop_body=True)
+    elif first is not None:
+        ev.call(first.value, [Arg(UNKNOWN)], {}, call.node, call.frame, helper=False)
+    return UNKNOWN
+
+
+def apply_with_scoped_decorator(ev: Evaluator, value: WithScopedDecorator, call: CallArgs) -> Any:
+    first = call.positional(0)
+    if first is None:
+        return UNKNOWN
+    refs: list[ArgOrStar] = [Arg(allocate(a.value)) if isinstance(a, Arg) else STAR for a in value.types]
+    kwrefs = {k: Arg(allocate(v.value)) for k, v in value.kwtypes.items()}
+    return WithScoped(first.value, refs, kwrefs)
+
+
+def apply_with_scoped(ev: Evaluator, value: WithScoped, call: CallArgs) -> Any:
+    merged = dict(call.kwargs)
+    merged.update(value.kwrefs)
+    return ev.call(value.func, [*call.args, *value.refs], merged, call.node, call.frame, helper=False)
+
+
+def apply_core_map(ev: Evaluator, value: CoreMapDecorator, call: CallArgs) -> Any:
+    first = call.positional(0)
+    if first is None:
+        return UNKNOWN
+    scratch = value.scratch.value if value.scratch is not None else Seq(())
+    if isinstance(scratch, Mapping):
+        ev.call(first.value, [], {str(k): Arg(allocate(v)) for k, v in scratch.items.items()}, call.node,
+                call.frame, helper=False)
+    elif isinstance(scratch, Seq):
+        ev.call(first.value, [Arg(allocate(v)) for v in scratch.items], {}, call.node, call.frame, helper=False)
+    else:
+        ev.call(first.value, [STAR], {}, call.node, call.frame, helper=False)
+    return UNKNOWN
+
+
+def apply_pipeline(ev: Evaluator, value: Pipeline, call: CallArgs) -> Any:
+    scratches = call.kwargs.get("scratches")
+    args: list[ArgOrStar] = [STAR]
+    if scratches is not None and isinstance(scratches.value, Seq):
+        args += [Arg(v) for v in scratches.value.items]
+    ev.call(value.body, args, {}, call.node, call.frame, helper=False)
+    return UNKNOWN
+
+
+__all__ = ["INVOKER_HANDLERS", "GridSpecV"]

@@ -1,0 +1,137 @@
+"""Abstract values that only Pallas makes: spec objects, the `pallas_call` record (what
+the contract checks read), and the callables Pallas APIs return."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..values import Loc
+from .model import DescriptorMethod, Invoker
+
+
+@dataclass(frozen=True, eq=False)
+class ArraySpecV:
+    """`jax.ShapeDtypeStruct(shape, dtype)` or a memory space called with (shape, dtype)."""
+
+    shape: tuple | None           # ints, or source texts where a length is not static
+    dtype: str | None             # the dtype's source text
+    space: str | None = None      # "VMEM", "SMEM", ... for a memory-space buffer
+    loc: Loc | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class BlockSpecV:
+    """`pl.BlockSpec(block_shape, index_map, memory_space=...)`."""
+
+    block_shape: tuple | None     # ints / None (squeezed) / texts; None when absent or unknown
+    index_map: Any                # the abstract value of the index map
+    memory_space: str | None
+    loc: Loc | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class GridSpecV:
+    """`pl.GridSpec(...)` / `pltpu.PrefetchScalarGridSpec(...)`: the arguments as given."""
+
+    num_scalar_prefetch: int | None   # None when not static
+    grid: Any
+    in_specs: Any
+    out_specs: Any
+    scratch: Any
+    loc: Loc | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class CompilerParamsV:
+    dimension_semantics: Any
+    loc: Loc | None = None
+
+
+@dataclass(eq=False)
+class PallasCall:
+    """One `pallas_call` / `pl.kernel`: everything the contract is made of, as given."""
+
+    invoker: Invoker
+    kernel: Any
+    out_shape: Any
+    outs: list | None             # the refs Pallas allocates for outputs (None: count unknown)
+    out_is_seq: bool
+    scratch: Any                  # scratch types (Seq, SeqTail, Mapping) or UNKNOWN
+    grid: Any
+    in_specs: Any
+    out_specs: Any
+    num_scalar_prefetch: int | None
+    compiler_params: Any
+    node: ast.AST | None
+    frame: Any
+    operands: list | None = field(default=None)   # the inputs it was called with, when known
+
+    def loc(self) -> Loc | None:
+        return self.frame.loc(self.node) if self.node is not None else None
+
+
+@dataclass(frozen=True, eq=False)
+class PallasCallable:
+    """`pallas_call(kernel, ...)` awaiting its operands."""
+
+    call: PallasCall
+
+
+@dataclass(frozen=True, eq=False)
+class AtProperty:
+    """`sems.at`: indexed with `[...]` it makes a view (`pallas.indexing`)."""
+
+    sem: Any
+
+
+@dataclass(frozen=True, eq=False)
+class DescriptorCall:
+    """A bound method of a DMA descriptor (`desc.start`)."""
+
+    descriptor: Any
+    method: DescriptorMethod
+
+
+@dataclass(frozen=True, eq=False)
+class WhenDecorator:
+    condition: bool | None        # static truth of the condition, when known
+
+
+@dataclass(frozen=True, eq=False)
+class LoopDecorator:
+    pass
+
+
+@dataclass(frozen=True, eq=False)
+class WithScopedDecorator:
+    types: list
+    kwtypes: dict
+
+
+@dataclass(frozen=True, eq=False)
+class WithScoped:
+    func: Any
+    refs: list
+    kwrefs: dict
+
+
+@dataclass(frozen=True, eq=False)
+class CoreMapDecorator:
+    scratch: Any                  # the scratch_shapes value (None when not given)
+
+
+@dataclass(frozen=True, eq=False)
+class Pipeline:
+    body: Any
+
+
+@dataclass(frozen=True, eq=False)
+class Passthrough:
+    """`jax.jit(...)` and friends used as a decorator factory: returns what it wraps."""
+
+
+PALLAS_CALLABLES = (PallasCallable, DescriptorCall, WhenDecorator, LoopDecorator, WithScopedDecorator, WithScoped,
+                    CoreMapDecorator, Pipeline, Passthrough, AtProperty)
+PALLAS_VALUES = PALLAS_CALLABLES + (ArraySpecV, BlockSpecV, GridSpecV, CompilerParamsV)
