@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .findings import Finding, FixData, Related, Span
+from .pallas.indexing import indexed_text
 from .pallas.model import CheckedCall, SemRole
 from .pallas.registry import REGISTRY
 from .rules import RULES
@@ -394,6 +395,4 @@ def to_finding(raw: RawFinding) -> Finding:
 
 def _suggest(text: str, index: tuple[str, ...], slice_names: frozenset[str]) -> str:
     """What the message suggests: the same edit the index fix makes."""
-    from .fixes import indexed_text
-
     return indexed_text(text, index, slice_names)

@@ -9,7 +9,6 @@ Lines are split the way LSP does it (`\\n`, `\\r\\n`, `\\r`): see `split_lines`.
 
 from __future__ import annotations
 
-import ast
 import itertools
 import re
 from collections.abc import Iterable, Sequence
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 
 from .findings import Finding, Span
 from .pallas.derived import INDEX_KEEPER_WORDS
-from .pallas.indexing import keeps_dimension, part_of_syntax
+from .pallas.indexing import indexed_text, trailing_at_bracket
 from .suppression import parse_noqa
 
 QUICKFIX = "quickfix"
@@ -83,25 +82,6 @@ def text_at(lines: Sequence[str], span: Span) -> str | None:
 # ---------------------------------------------------------------------------------------
 # (a) index the semaphore
 
-def _trailing_at_bracket(base: str) -> int | None:
-    """If `base` ends with `.at[...]`, the position of that `[`; else None."""
-    text = base.rstrip()
-    if not text.endswith("]"):
-        return None
-    depth = 0
-    for i in range(len(text) - 1, -1, -1):
-        ch = text[i]
-        if ch in ")]}":
-            depth += 1
-        elif ch in "([{":
-            depth -= 1
-            if depth == 0:
-                if ch == "[" and text[:i].rstrip().endswith(".at"):
-                    return i
-                return None
-    return None
-
-
 _SLICE_ASSIGNMENT = re.compile(
     r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\w+\.)*(?:"
     + "|".join(sorted(INDEX_KEEPER_WORDS)) + r")\(", re.MULTILINE
@@ -111,57 +91,6 @@ _SLICE_ASSIGNMENT = re.compile(
 def slice_names(lines: Sequence[str]) -> frozenset[str]:
     """Names the document assigns a slice to (`rows = pl.ds(i, 8)`, `s = slice(0, 2)`)."""
     return frozenset(_SLICE_ASSIGNMENT.findall("".join(lines)))
-
-
-def _keeps_dimension(index_text: str, slices: frozenset[str] = frozenset()) -> bool:
-    """Whether an `.at[...]` index list holds an index that keeps its dimension (a slice,
-    an index keeper such as `pl.ds` / `pl.dslice`, `...`, or a name in `slices`: a
-    variable holding a slice), by JAX's rule (`pallas.indexing`).
-
-    Those keep a dimension, so more indices cannot simply be appended after them.
-    Unparsable text counts as keeping one (the safe answer: chain instead of append).
-    """
-    try:
-        node = ast.parse(f"x[{index_text}]", mode="eval").body
-    except SyntaxError:
-        return True
-    assert isinstance(node, ast.Subscript)
-    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    return any(keeps_dimension(part_of_syntax(e, slices)) for e in elts)
-
-
-def _needs_parens(base: str) -> bool:
-    """Whether `base.at[...]` would bind wrongly without parentheses (`a if c else b`)."""
-    try:
-        node = ast.parse(base.strip(), mode="eval").body
-    except SyntaxError:
-        try:  # a multi-line expression: fine inside parentheses
-            ast.parse(f"({base})", mode="eval")
-        except SyntaxError:
-            return False
-        return True
-    return not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
-
-
-def indexed_text(base: str, index: Sequence[str], slices: frozenset[str] = frozenset()) -> str:
-    """`base` indexed with `index`: `sems` -> `sems.at[slot]`; `sems.at[i]` -> `sems.at[i, 0]`.
-
-    Indices are appended into a trailing `.at[...]` only when that one holds integer-like
-    indices; after a slice (`sems.at[0:2]`, or `sems.at[rows]` where `rows` is one of the
-    names in `slices`) a new `.at[...]` is chained instead.
-    """
-    joined = ", ".join(index)
-    bracket = _trailing_at_bracket(base)
-    stripped = base.rstrip()
-    if bracket is not None:
-        inner = stripped[bracket + 1:-1]
-        if inner.strip() and not _keeps_dimension(inner, slices):
-            sep = "" if inner.rstrip().endswith(",") else ","
-            return f"{stripped[:-1].rstrip()}{sep} {joined}]"
-        return f"{stripped}.at[{joined}]"
-    if _needs_parens(base):
-        return f"({base.strip()}).at[{joined}]"
-    return f"{base.strip()}.at[{joined}]"
 
 
 def index_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
@@ -177,7 +106,7 @@ def index_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
     base = fix.sem_text
     if text_at(lines, span) != base:
         return None
-    slices = slice_names(lines) if _trailing_at_bracket(base) is not None else frozenset()
+    slices = slice_names(lines) if trailing_at_bracket(base) is not None else frozenset()
     new_text = indexed_text(base, fix.index, slices)
     return Fix(
         title=f"Index the semaphore: `{new_text}`",

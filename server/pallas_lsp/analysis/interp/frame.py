@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..values import UNKNOWN, Loc
-
-if TYPE_CHECKING:
-    from ..checks import RawFinding
 
 MAX_DEPTH = 32
 MAX_UNROLL = 16
@@ -125,7 +122,7 @@ class Context:
 
     module: Any                          # engine.ModuleState: global lookups (records deps)
     silent: bool = False                 # evaluating a global's value: no findings, no kernels
-    findings: list[RawFinding] = field(default_factory=list)
+    findings: list[Any] = field(default_factory=list)     # checks.RawFinding
     steps: int = 0
     active: list[tuple] = field(default_factory=list)   # (function node, argument signature) on the stack
     memo: dict = field(default_factory=dict)            # top-level function calls already analysed

@@ -8,6 +8,7 @@ interpreter (on abstract values), the fixes and the messages (on source text):
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -142,3 +143,75 @@ def _kept_length(d: Any, p: IndexPart) -> Any:
     if p.bounds is not None and type(d) is int and d < 1 << 20:
         size = len(range(d)[slice(*p.bounds)])
     return size if size is not None else "?"
+
+
+# --------------------------------------------------------------------------- on source text
+
+def trailing_at_bracket(base: str) -> int | None:
+    """If `base` ends with `.at[...]`, the position of that `[`; else None."""
+    text = base.rstrip()
+    if not text.endswith("]"):
+        return None
+    depth = 0
+    for i in range(len(text) - 1, -1, -1):
+        ch = text[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+            if depth == 0:
+                if ch == "[" and text[:i].rstrip().endswith(".at"):
+                    return i
+                return None
+    return None
+
+
+def _keeps_dimension(index_text: str, slices: frozenset[str] = frozenset()) -> bool:
+    """Whether an `.at[...]` index list holds an index that keeps its dimension (a slice,
+    an index keeper such as `pl.ds` / `pl.dslice`, `...`, or a name in `slices`: a
+    variable holding a slice), by JAX's rule (`pallas.indexing`).
+
+    Those keep a dimension, so more indices cannot simply be appended after them.
+    Unparsable text counts as keeping one (the safe answer: chain instead of append).
+    """
+    try:
+        node = ast.parse(f"x[{index_text}]", mode="eval").body
+    except SyntaxError:
+        return True
+    assert isinstance(node, ast.Subscript)
+    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return any(keeps_dimension(part_of_syntax(e, slices)) for e in elts)
+
+
+def _needs_parens(base: str) -> bool:
+    """Whether `base.at[...]` would bind wrongly without parentheses (`a if c else b`)."""
+    try:
+        node = ast.parse(base.strip(), mode="eval").body
+    except SyntaxError:
+        try:  # a multi-line expression: fine inside parentheses
+            ast.parse(f"({base})", mode="eval")
+        except SyntaxError:
+            return False
+        return True
+    return not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript, ast.Call))
+
+
+def indexed_text(base: str, index: Sequence[str], slices: frozenset[str] = frozenset()) -> str:
+    """`base` indexed with `index`: `sems` -> `sems.at[slot]`; `sems.at[i]` -> `sems.at[i, 0]`.
+
+    Indices are appended into a trailing `.at[...]` only when that one holds integer-like
+    indices; after a slice (`sems.at[0:2]`, or `sems.at[rows]` where `rows` is one of the
+    names in `slices`) a new `.at[...]` is chained instead.
+    """
+    joined = ", ".join(index)
+    bracket = trailing_at_bracket(base)
+    stripped = base.rstrip()
+    if bracket is not None:
+        inner = stripped[bracket + 1:-1]
+        if inner.strip() and not _keeps_dimension(inner, slices):
+            sep = "" if inner.rstrip().endswith(",") else ","
+            return f"{stripped[:-1].rstrip()}{sep} {joined}]"
+        return f"{stripped}.at[{joined}]"
+    if _needs_parens(base):
+        return f"({base.strip()}).at[{joined}]"
+    return f"{base.strip()}.at[{joined}]"
