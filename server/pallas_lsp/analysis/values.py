@@ -58,10 +58,12 @@ class Const:
 
 @dataclass(frozen=True)
 class SliceV:
-    """A slice, `pl.ds(...)` / `pl.dslice(...)`: an index that keeps its dimension
-    (`size`: its length when static, e.g. `pl.ds(i, 2)`)."""
+    """A slice, `pl.ds(...)` / `pl.dslice(...)` / `slice(...)`: an index that keeps its
+    dimension (`size`: its length when static, e.g. `pl.ds(i, 2)`; `bounds`: a
+    `slice(start, stop, step)`'s static arguments, its length depending on the dimension)."""
 
     size: int | None = None
+    bounds: tuple | None = None
 
 
 SLICE = SliceV()

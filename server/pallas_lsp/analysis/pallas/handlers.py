@@ -142,8 +142,16 @@ def dims_of(value: Any, node: ast.AST | None, frame: Frame) -> tuple | None:
 # --------------------------------------------------------------------------- refs and indices
 
 def index_keeper(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
-    """`pl.ds(start, size)`: an index that keeps its dimension (with its static size)."""
-    size = call.param(1, "size") if spec.params else None
+    """`pl.ds(start, size)`: an index that keeps its dimension (with its static size);
+    `slice(stop)` / `slice(start, stop[, step])`: its static bounds."""
+    if not spec.params:
+        vals = call.values()
+        if not call.has_star and 1 <= len(vals) <= 3 and all(
+                isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in vals):
+            bounds = tuple(b.value for b in vals)
+            return SliceV(bounds=(None, *bounds) if len(bounds) == 1 else bounds)
+        return SLICE
+    size = call.param(1, "size")
     if size is not None and isinstance(size.value, Const) and type(size.value.value) is int:
         return SliceV(size.value.value)
     return SLICE

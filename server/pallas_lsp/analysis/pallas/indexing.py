@@ -59,7 +59,7 @@ def _part_of_value(v: Any) -> IndexPart | None:
     if isinstance(v, Const) and v.value is Ellipsis:
         return IndexPart(IndexKind.ELLIPSIS)
     if isinstance(v, SliceV):
-        return IndexPart(IndexKind.KEEP, v.size)
+        return IndexPart(IndexKind.KEEP, v.size, v.bounds)
     if v is SCALAR or (isinstance(v, Const) and type(v.value) in (int, bool)):
         return IndexPart(IndexKind.DROP)
     return None
