@@ -3,7 +3,11 @@
 This is the only place the contract corpus imports JAX; the test
 (``tests/oracle/test_contract_oracle.py``) runs it in a subprocess:
 
-    python tests/contract/jax_verdicts.py [MODULE.py ...]   # default: every pal*.py here
+    python tests/contract/jax_verdicts.py [--trace-only] [MODULE.py ...]   # default: every pal*.py here
+
+``--trace-only`` replaces ``jax.export.export`` by a shim that only traces
+(``jax.jit(f).trace(*args)``), so a check that still raises is a trace-time check and one
+that no longer raises is a lowering-time check.
 
 For each module file it imports the module, calls its ``jax_check()`` and prints
 
@@ -94,10 +98,19 @@ def run_module(path: str) -> dict:
     return rec
 
 
+def _trace_only_export(fn, platforms=None, **_):
+    """Stands in for ``jax.export.export``: trace the jitted function, lower nothing."""
+    return lambda *args, **kwargs: fn.trace(*args, **kwargs)
+
+
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    paths = argv or contract_modules()
-    import jax  # noqa: F401 - imported once, before the first module
+    argv = list(sys.argv[1:] if argv is None else argv)
+    trace_only = "--trace-only" in argv
+    paths = [a for a in argv if a != "--trace-only"] or contract_modules()
+    import jax  # imported once, before the first module
+
+    if trace_only:
+        jax.export.export = _trace_only_export
 
     for path in paths:
         sys.stdout.write(json.dumps(run_module(path)) + "\n")

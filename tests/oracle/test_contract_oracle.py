@@ -109,15 +109,14 @@ def _jax_available() -> bool:
     return importlib.util.find_spec("jax") is not None
 
 
-@pytest.fixture(scope="session")
-def verdicts() -> dict[str, dict]:
+def _run_verdicts(*flags: str) -> dict[str, dict]:
     """{module stem: jax_verdicts.py record}, from two runner processes in parallel."""
     if not _jax_available():
         pytest.skip("JAX is not installed: pip install -e '.[oracle]'")
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     halves = [MODULES[0::2], MODULES[1::2]]
     procs = [
-        subprocess.Popen([sys.executable, str(RUNNER), *map(str, half)], env=env,
+        subprocess.Popen([sys.executable, str(RUNNER), *flags, *map(str, half)], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for half in halves if half
     ]
@@ -130,6 +129,18 @@ def verdicts() -> dict[str, dict]:
                 rec = json.loads(line)
                 out[rec["module"]] = rec
     return out
+
+
+@pytest.fixture(scope="session")
+def verdicts() -> dict[str, dict]:
+    """Each module's ``jax_check()`` as written (trace, then lower for TPU)."""
+    return _run_verdicts()
+
+
+@pytest.fixture(scope="session")
+def trace_verdicts() -> dict[str, dict]:
+    """The same with ``jax.export.export`` replaced by a trace-only shim."""
+    return _run_verdicts("--trace-only")
 
 
 @pytest.mark.parametrize("path", MODULES, ids=_id)
@@ -167,3 +178,18 @@ def test_jax_points_at_the_expected_line(verdicts, path):
     m = re.search(re.escape(str(path)) + r":(\d+)", rec["message"] or "")
     where = int(m.group(1)) if m else rec["line"]
     assert where in lines, f"{path.name}: JAX points at line {where}, expectations at {sorted(lines)}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_id)
+def test_stage_is_the_documented_one(verdicts, trace_verdicts, path):
+    """Tracing alone raises the trace-stage rules' errors (the same words) and none of the
+    lowering-stage ones; correct modules trace cleanly."""
+    codes = {code for _, code in expectations(path)}
+    rec = trace_verdicts.get(path.stem)
+    assert rec is not None, f"{path.name}: jax_verdicts.py --trace-only returned nothing"
+    if codes and all(STAGE[c] == "trace" for c in codes):
+        assert rec["status"] == "error", f"{path.name}: tracing alone did not raise"
+        assert rec["message"] == verdicts[path.stem]["message"]
+    else:
+        assert rec["status"] == "ok", (
+            f"{path.name}: tracing alone raised {rec['exc_type']}: {rec['message']}")
