@@ -12,7 +12,8 @@ NBLOCKS, BM, COLS = 8, 8, 128
 
 
 def gather_kernel(ids_ref, x_ref, o_ref):
-    o_ref[...] = x_ref[...] + jnp.float32(0) * ids_ref[pl.program_id(0)]
+    del ids_ref  # the input's index map already picked the block
+    o_ref[...] = x_ref[...]
 
 
 def gather_blocks(ids, table):

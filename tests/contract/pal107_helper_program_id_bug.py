@@ -22,7 +22,8 @@ def row_block_index():
 
 def page_copy_kernel(page_table_ref, x_ref, o_ref):
     page = page_table_ref[page_index()]
-    o_ref[...] = x_ref[...] + (page * 0 + row_block_index()).astype(jnp.float32)
+    tag = page * (PAGE_ROWS // BM) + row_block_index()
+    o_ref[...] = x_ref[...] + tag.astype(jnp.float32)
 
 
 def page_copy(page_table, x):
