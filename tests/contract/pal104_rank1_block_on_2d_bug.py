@@ -1,4 +1,4 @@
-"""Add a per-row bias stored as an (8, 256) array, one 128-lane column block per step.
+"""Add an (8, 256) bias array elementwise, one 128-lane column block per grid step.
 
 Bug: the author gave the bias a rank-1 block `(128,)` as if it were a vector, but the
 bias array is 2-D.

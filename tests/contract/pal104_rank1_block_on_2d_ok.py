@@ -1,4 +1,4 @@
-"""Add a per-row bias stored as an (8, 256) array, one 128-lane column block per step.
+"""Add an (8, 256) bias array elementwise, one 128-lane column block per grid step.
 
 The bias block `(8, 128)` has the bias array's two dimensions.
 """
