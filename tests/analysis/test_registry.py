@@ -23,8 +23,11 @@ from pallas_lsp.analysis.symbols import canonical
 from .helpers import analyze, dedent
 
 ROOT = Path(__file__).resolve().parents[2]
+# The modules JAX runs: the corpus and the examples (tests/oracle/test_oracle.py) and the
+# correct contract kernels (tests/oracle/test_contract_oracle.py).
 TRACED = [p for p in sorted((ROOT / "tests" / "corpus").rglob("*.py")) + sorted((ROOT / "examples").glob("*.py"))
-          if "def trace(" in p.read_text() or "def main(" in p.read_text() or p.parent.name == "pkg"]
+          if "def trace(" in p.read_text() or "def main(" in p.read_text() or p.parent.name == "pkg"] \
+    + sorted((ROOT / "tests" / "contract").glob("*_ok.py"))
 # Entries no CPU-only JAX can trace: the Mosaic GPU family needs a GPU backend.
 NEEDS_GPU = {name for name in REGISTRY if name.startswith("plgpu.")}
 NOT_IN_ORACLE_JAX = NEEDS_GPU | LEGACY
