@@ -1,7 +1,7 @@
 """An inner pipeline built with `emit_pipeline_with_allocations`: its buffers are
-allocated once by the outer kernel (`pl.run_scoped` over `make_allocations`) and its
-body gets the outer semaphore array through `scratches=`; a staging buffer made with
-`pl.empty_ref_like`."""
+allocated once by the outer kernel (`pl.run_scoped` over `make_allocations`), its body
+closes over the outer kernel's semaphore array and indexes it by the buffer slot; a
+staging buffer made with `pl.empty_ref_like`."""
 
 import jax
 import jax.numpy as jnp
@@ -11,8 +11,8 @@ from jax.experimental.pallas import tpu as pltpu
 ROWS = 8  # one block: multi-block pipelines need TPU tiling info, absent on CPU
 
 
-def make_pipeline(h_hbm, h_vmem):
-    def body(x_blk, o_blk, load_sems):
+def make_pipeline(h_hbm, h_vmem, load_sems):
+    def body(x_blk, o_blk):
         slot = pl.program_id(0) % 2
         load = pltpu.make_async_copy(h_hbm, h_vmem.at[slot], load_sems.at[slot])
         load.start()
@@ -28,9 +28,9 @@ def make_pipeline(h_hbm, h_vmem):
 
 
 def outer_kernel(x_hbm, h_hbm, o_hbm, h_vmem, load_sems, sems):
-    pipeline, make_allocations = make_pipeline(h_hbm, h_vmem)
+    pipeline, make_allocations = make_pipeline(h_hbm, h_vmem, load_sems)
     pl.run_scoped(
-        lambda allocations: pipeline(x_hbm, o_hbm, scratches=[load_sems], allocations=allocations),
+        lambda allocations: pipeline(x_hbm, o_hbm, allocations=allocations),
         make_allocations(x_hbm, o_hbm),
     )
     staging = pl.empty_ref_like(pltpu.VMEM((8, 128), jnp.float32))
