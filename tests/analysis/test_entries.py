@@ -42,12 +42,19 @@ def dma_line(text):
     return text.split("\n").index("    pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()") + 1
 
 
-def test_a_pallas_call_without_semaphores_is_not_analysed_on_its_own():
-    text = HEADER + KERNEL + wrapper("[pltpu.VMEM((2, 8, 128), jnp.float32)]")
+def test_a_pallas_call_without_semaphores_is_analysed_for_its_contract_only():
+    text = HEADER + KERNEL + wrapper("[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.VMEM((8,), jnp.float32)]")
     analyzer = ModuleAnalyzer()
     assert analyzer.analyze(text) == []
-    # only the four imports ran: neither `kernel` nor `run` can be given a semaphore
-    assert analyzer.stats == {"blocks": 6, "entries_run": 4}
+    # the four imports and `run` (its pallas_call's contract) ran; `kernel` cannot be
+    # given a semaphore, so it is not analysed on its own
+    assert analyzer.stats == {"blocks": 6, "entries_run": 5}
+
+
+def test_the_contract_of_a_pallas_call_without_semaphores_is_checked():
+    text = HEADER + KERNEL + wrapper("[pltpu.VMEM((2, 8, 128), jnp.float32)]")
+    kernel_line = text.split("\n").index("def kernel(x_hbm, o_ref, buf, sems):") + 1
+    assert codes(text) == [("PAL101", kernel_line)]
 
 
 def test_scratch_from_a_constant_built_from_another_constant():

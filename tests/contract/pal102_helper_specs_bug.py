@@ -19,7 +19,7 @@ def lhs_spec(bm, bk):
 
 
 def rhs_spec(bk, bn):
-    return pl.BlockSpec((bk, bn), lambda i, j, k: (0, j))
+    return pl.BlockSpec((bk, bn), lambda i, j, k: (0, j))  # expect: PAL102
 
 
 def out_spec(bm, bn):

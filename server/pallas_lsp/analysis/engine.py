@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from ..memory import gc_paused
 from . import checks
 from .closure import creator_closure, in_closure, is_definition
+from .contract import check_calls
+from .contract.report import ContractFinding
 from .findings import Finding, Span
 from .interp.core import Interpreter
 from .interp.frame import Budget, Context, Frame
@@ -109,7 +111,7 @@ class ModuleAnalyzer:
         blocks = self._block_list.update(source)
         new = set(blocks)
         changed = new.symmetric_difference(old)
-        changed_names = set()
+        changed_names: set[str] = set()
         for b in changed:
             changed_names.update(block_names(b))
         bindings = self._bindings
@@ -231,13 +233,24 @@ class ModuleAnalyzer:
             pass
         except Exception:
             log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
+        contract_findings = self._check_contracts(interp, ctx)
         checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites, ctx.kernel_nodes)
         checks.index_hints(ctx.findings, ctx.views)
         for raw in ctx.findings:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        return EntryResult(tuple(ctx.findings), dict(ctx.deps), tuple(ctx.views))
+        return EntryResult((*ctx.findings, *contract_findings), dict(ctx.deps), tuple(ctx.views))
+
+    @staticmethod
+    def _check_contracts(interp: Interpreter, ctx: Context) -> list[ContractFinding]:
+        try:
+            return check_calls(interp, ctx.calls)
+        except (Budget, RecursionError):
+            return []
+        except Exception:
+            log.exception("pallas-lsp: checking a pallas_call contract failed")
+            return []
 
     def _finish(self, raws) -> list[Finding]:
         live = set(self._block_list.blocks)
@@ -246,20 +259,22 @@ class ModuleAnalyzer:
         for raw in raws:
             if raw.at.block.key not in live or raw.at.path is not None:
                 continue
-            key = checks.position_key(raw)
+            contract = isinstance(raw, ContractFinding)
+            key = raw.position_key() if contract else checks.position_key(raw)
             cached = self._formatted.get(id(raw))
             if cached is not None and cached.key == key:
                 f = cached.finding
             else:
                 try:
-                    f = checks.to_finding(raw)
+                    f = raw.to_finding() if contract else checks.to_finding(raw)
                 except Exception:
                     log.exception("pallas-lsp: could not format a finding")
                     continue
             formatted[id(raw)] = _Formatted(key, f)
-            prev = best.get(f.span)
+            slot = (f.span, f.code[:4])   # one finding per place and rule family (PAL0xx, PAL1xx, ...)
+            prev = best.get(slot)
             if prev is None or (prev.severity != "error" and f.severity == "error"):
-                best[f.span] = f
+                best[slot] = f
         self._formatted = formatted
         findings = sorted(best.values(), key=lambda f: (f.span, f.code))
         if findings:

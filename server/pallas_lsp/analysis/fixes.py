@@ -237,7 +237,7 @@ def fix_all_edits(findings: Iterable[Finding], lines: Sequence[str]) -> list[Tex
 
     When two edits overlap (e.g. the same expression reported twice), the first is kept.
     """
-    edits = []
+    edits: list[TextEdit] = []
     for finding in findings:
         fix = index_fix(finding, lines)
         if fix is not None:

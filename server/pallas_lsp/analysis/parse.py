@@ -20,13 +20,14 @@ import bisect
 import itertools
 import re
 import warnings
+from typing import Any
 
 # A block starts at column 0 with code (not a comment, not a closing bracket).  Triple
 # quotes are matched too, so that lines inside a multi-line string never start a block.
 _START_OR_QUOTE = re.compile(r'^(?=[^\s#)\]}])|"""|\'\'\'', re.MULTILINE)
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally|case)\b")
 
-_PARSE_CACHE: dict[str, ast.Module | None] = {}
+_PARSE_CACHE: dict[str, ast.Module | None | bool] = {}
 _PARSE_CACHE_LIMIT = 3000
 
 
@@ -40,8 +41,8 @@ class Block:
         self.start = start      # 0-based document line of the block's first line
         self.offset = offset    # character offset of the block in the document
         self.index = 0          # position in the module
-        self._tree = False
-        self._lines = None
+        self._tree: ast.Module | None | bool = False
+        self._lines: list[str] | None = None
 
     @property
     def key(self):
@@ -53,13 +54,14 @@ class Block:
         """The parsed block, or None when it does not parse (half-typed code)."""
         if self._tree is False:
             self._tree = parse_text(self.text)
-        return self._tree
+        return self._tree if isinstance(self._tree, ast.Module) else None
 
     @property
     def lines(self) -> list[str]:
-        if self._lines is None:
-            self._lines = self.text.split("\n")
-        return self._lines
+        lines = self._lines
+        if lines is None:
+            lines = self._lines = self.text.split("\n")
+        return lines
 
     def col(self, rel_line: int, byte_col: int) -> int:
         """Convert an `ast` byte column on block line `rel_line` (0-based) to code points."""
@@ -71,7 +73,7 @@ class Block:
             return byte_col
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
-    def segment(self, node: ast.AST) -> str:
+    def segment(self, node: Any) -> str:
         """The source text of `node` (which belongs to this block)."""
         lines = self.lines
         l0, l1 = node.lineno - 1, node.end_lineno - 1
@@ -89,7 +91,7 @@ class Block:
 
 def parse_text(text: str) -> ast.Module | None:
     tree = _PARSE_CACHE.get(text, False)
-    if tree is False:
+    if not isinstance(tree, (ast.Module, type(None))):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes etc.
@@ -228,7 +230,7 @@ def _split_range(text: str, begin: int, end: int, first_line: int, reuse: dict) 
     do, a few at most; what still fails stays an unparsable block and is skipped."""
     starts = block_starts(text, begin, end)
     starts.append(end)
-    blocks = []
+    blocks: list[Block] = []
     line = first_line
     i = 0
     n = len(starts) - 1

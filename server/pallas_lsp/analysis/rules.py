@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 JAX_SEMAPHORE_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/distributed.html"
+JAX_GRID_DOC = "https://docs.jax.dev/en/latest/pallas/grid_blockspec.html"
+JAX_TPU_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/details.html"
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,36 @@ RULES: dict[str, Rule] = {
             "(it crashes or misbehaves at run time).",
             JAX_SEMAPHORE_DOC,
         ),
+        Rule("PAL101", "kernel-arity", "error",
+             "The kernel's positional parameters do not match the refs `pallas_call` passes "
+             "(`*scalar_prefetch, *inputs, *outputs, *scratch`; a tuple/list `out_shape` gives one per "
+             "element, a dict ONE). JAX raises a raw `TypeError` when it traces the kernel.", JAX_GRID_DOC),
+        Rule("PAL102", "index-map-arity", "error",
+             "An `index_map` takes a different number of arguments than the grid has axes (plus one per "
+             "scalar-prefetch ref). JAX raises a `TypeError` when it traces the call.", JAX_GRID_DOC),
+        Rule("PAL103", "index-map-result", "error",
+             "An `index_map` returns a different number of block indices than `block_shape` has dimensions "
+             "(`Index map function ... must return N values to match block_shape=...`).", JAX_GRID_DOC),
+        Rule("PAL104", "block-rank", "error",
+             "A `block_shape` has a different rank than its array (`Block shape for ... must have the same "
+             "number of dimensions as the array shape ...`).", JAX_GRID_DOC),
+        Rule("PAL105", "spec-structure", "error",
+             "`out_specs` does not have the structure of `out_shape`, or `in_specs` does not have one spec per "
+             "input (`Pytree for `out_specs` and `out_shape` do not match`).", JAX_GRID_DOC),
+        Rule("PAL106", "dimension-semantics-length", "error",
+             "`dimension_semantics` does not have one entry per grid axis (`Length of grid does not match "
+             "length of dimension semantics`, raised by the TPU lowering).", JAX_TPU_DOC),
+        Rule("PAL107", "grid-axis-out-of-bounds", "error",
+             "`pl.program_id(axis)` / `pl.num_programs(axis)` names an axis the grid does not have (`Axis a is "
+             "out of bounds for grid g`).", JAX_GRID_DOC),
+        Rule("PAL201", "block-tiling", "error",
+             "A block's last two dimensions are neither divisible by 8 and 128 nor equal to the array's "
+             "(`The Pallas TPU lowering currently requires that the last two dimensions of your block shape are "
+             "divisible by 8 and 128 respectively, or be equal to the respective dimensions of the overall "
+             "array`).", JAX_TPU_DOC),
+        Rule("PAL202", "block-tiling-rank1", "error",
+             "A rank-1 block is neither the whole array, a multiple of 1024, nor a power of 2 of at least "
+             "128 * (32 // bitwidth) (the TPU lowering's rule for rank-1 blocks).", JAX_TPU_DOC),
     )
 }
 

@@ -12,10 +12,20 @@ that carry findings are looked at, so this is cheap on big files.  Pure function
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from .findings import Finding
+
+
+class Lines(Protocol):
+    """The document's lines, indexed from 0 (a list, or a view over blocks)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int, /) -> str: ...
+
 
 _NOQA = re.compile(
     r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?",
@@ -87,13 +97,13 @@ def parse_noqa(line: str) -> NoqaDirective | None:
     return NoqaDirective(frozenset(c.upper() for c in _CODE.findall(codes)), m.start(), m.end())
 
 
-def _line_text(lines: Sequence[str], index: int) -> str:
+def _line_text(lines: Lines, index: int) -> str:
     if 0 <= index < len(lines):
         return lines[index].rstrip("\r\n")
     return ""
 
 
-def apply_noqa(findings: Iterable[Finding], source_lines: Sequence[str]) -> list[Finding]:
+def apply_noqa(findings: Iterable[Finding], source_lines: Lines) -> list[Finding]:
     """Drop the findings suppressed by a `# noqa` on the line where their span starts.
 
     `source_lines` are the document's lines, with or without their line endings.

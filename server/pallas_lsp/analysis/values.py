@@ -47,7 +47,7 @@ class Loc:
     """An AST node in a block (of this module, or of another file when `path` is set)."""
 
     block: Any            # parse.Block
-    node: ast.AST
+    node: Any             # an ast node with a position
     path: str | None = None
 
 
@@ -172,8 +172,8 @@ class ModuleV:
 class Func:
     """A user function (def or lambda) with the frame it closes over."""
 
-    node: ast.AST
-    frame: Any            # flow.Frame of the enclosing scope (module frame for top level)
+    node: Any             # the FunctionDef / Lambda (None: a top-level def not parsed yet)
+    frame: Any            # interp.frame.Frame of the enclosing scope (module frame for top level)
     block: Any            # the block holding the def
     name: str = "<lambda>"
     path: str | None = None
@@ -237,7 +237,7 @@ class Descriptor:
     call: Loc | None      # the builder call (for fixes: neighbouring src/dst refs)
     remote: bool = False
     stmt: Loc | None = None  # the statement holding the builder call
-    context: tuple = (frozenset(), None, None)  # (slice names, loop variable, scope) where built
+    context: Any = None   # checks.CallContext: where it was built (for the index suggestion)
 
 
 @dataclass(frozen=True, eq=False)

@@ -89,7 +89,7 @@ def env_same(a: dict, b: dict) -> bool:
 def join_envs(envs: list[dict]) -> dict:
     if len(envs) == 1:
         return envs[0]
-    keys = set()
+    keys: set[str] = set()
     for e in envs:
         keys.update(e)
     out = {}

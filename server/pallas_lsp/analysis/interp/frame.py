@@ -100,7 +100,7 @@ class Frame:
         self.scope: ast.AST | None = None  # identity of the Python scope (for index hints)
         self.path = path
         # The module whose globals a module-level frame sees (None: inherit / the entry's).
-        self.module = module if module is not None else (parent.module if parent is not None else None)
+        self.module: Any = module if module is not None else (parent.module if parent is not None else None)
 
     def loc(self, node: ast.AST) -> Loc:
         return Loc(self.block, node, self.path)

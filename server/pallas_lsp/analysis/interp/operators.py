@@ -55,8 +55,9 @@ def binop(a: Any, op: ast.operator, b: Any) -> Any:
     if isinstance(op, ast.MatMult):
         # `SemaphoreType.DMA @ mesh` is one semaphore; `DMA((2, n)) @ mesh` keeps its
         # shape (MemoryRef.__matmul__ only replaces the memory space).
-        if isinstance(a, Api) and semaphore_member(a.qname):
-            return SemType(semaphore_member(a.qname), (), None)
+        member = semaphore_member(a.qname) if isinstance(a, Api) else None
+        if member is not None:
+            return SemType(member, (), None)
         if isinstance(a, SemType):
             return a
         return UNKNOWN

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import weakref
+from typing import Any
 
 from ..symbols import canonical, resolve_relative
 
@@ -15,7 +16,7 @@ def catches_import_error(handler: ast.ExceptHandler) -> bool:
                                for n in names)
 
 
-def nonlocal_names(fnode: ast.AST, func_block_text: str | None = None) -> frozenset[str]:
+def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[str]:
     """Names a function declares `nonlocal` (its assignments write to the enclosing frame)."""
     cached = _NONLOCALS.get(fnode)
     if cached is None and func_block_text is not None and "nonlocal" not in func_block_text:
@@ -52,7 +53,7 @@ def pattern_names(pattern: ast.pattern) -> list[str]:
 
 def import_bindings(stmt: ast.Import | ast.ImportFrom, package: str | None = None) -> list[tuple[str, str | None]]:
     """Names an import statement binds, with the fully qualified name each refers to."""
-    out = []
+    out: list[tuple[str, str | None]] = []
     if isinstance(stmt, ast.Import):
         for alias in stmt.names:
             if alias.asname:

@@ -30,6 +30,9 @@ _ALLOCATING = {"pl.kernel", "plgpu.kernel", "pl.core_map", "pl.run_scoped", "pl.
                "pltpu.emit_pipeline", "pltpu.emit_pipeline_with_allocations"}
 _CREATING_KINDS = {ApiKind.SEMAPHORE_TYPE, ApiKind.SEMAPHORE_SPACE, ApiKind.BARRIER_SEMAPHORE,
                    ApiKind.EMPTY_REF_LIKE}
+# Invokers whose call contract is checked (rules PAL1xx, PAL2xx): a block that spells
+# one is analysed on its own even when no semaphore reaches its kernel.
+_CONTRACTS = {"pl.pallas_call"}
 # Words too common to be a creator on their own: they count after a dot (`pl.kernel`).
 _COMMON_WORDS = {"kernel"}
 
@@ -43,17 +46,17 @@ def creator_word(entry: Api) -> str:
 
 def _creator_pattern() -> str:
     words = sorted({creator_word(e) for e in ENTRIES
-                    if e.kind in _CREATING_KINDS or e.name in _ALLOCATING})
+                    if e.kind in _CREATING_KINDS or e.name in _ALLOCATING or e.name in _CONTRACTS})
     return "|".join(rf"\.{w}\b" if w in _COMMON_WORDS else re.escape(w) for w in words)
 
 
-# A block mentioning one of these may make semaphores (or turn semaphore types into refs).
-# Calls that only use one (`pl.semaphore_signal`, ...) are not among them, nor is
-# `pallas_call`: a kernel gets semaphores only from semaphore types made elsewhere.
+# A block mentioning one of these may make semaphores (or turn semaphore types into refs),
+# or calls `pallas_call` (whose contract is checked).  Calls that only use a semaphore
+# (`pl.semaphore_signal`, ...) are not among them.
 CREATORS = re.compile(_creator_pattern())
 # With a `from module import *` in the module, names may come from code we do not see:
 # every call of a kernel is then taken to possibly allocate semaphores.
-CREATORS_BROAD = re.compile(CREATORS.pattern + r"|pallas_call|scratch")
+CREATORS_BROAD = re.compile(CREATORS.pattern + r"|scratch")
 
 
 def _candidate_pattern() -> bytes:

@@ -13,6 +13,7 @@ from . import handlers, invokers
 from .model import ApiKind, Invoker
 from .registry import DESCRIPTOR_METHODS, lookup
 from .values import (
+    ArraySpecV,
     AtProperty,
     CoreMapDecorator,
     DescriptorCall,
@@ -102,5 +103,10 @@ def attribute(obj: Any, attr: str) -> Any:
         return DescriptorCall(obj, DESCRIPTOR_METHODS[attr])
     if isinstance(obj, SemType) and attr == "dtype":
         return Api(f"pltpu.SemaphoreType.{obj.kind}.dtype")
+    if isinstance(obj, ArraySpecV) and obj.shape is not None and all(type(d) is int for d in obj.shape):
+        if attr == "shape":
+            return Seq(tuple(Const(d) for d in obj.shape))
+        if attr == "ndim":
+            return Const(len(obj.shape))
     return UNKNOWN
 

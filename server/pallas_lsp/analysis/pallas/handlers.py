@@ -191,9 +191,10 @@ def _text(call: CallArgs, arg: Arg | None) -> str | None:
 
 
 def array_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
-    shape = call.param(0, "shape")
+    shape = call.param(spec.params.index("shape"), "shape")
     dims = dims_of(shape.value, shape.node, call.frame) if shape is not None else None
-    return ArraySpecV(dims, _text(call, call.param(1, "dtype")), None, _loc(call.frame, call.node))
+    dtype = call.param(spec.params.index("dtype"), "dtype")
+    return ArraySpecV(dims, _text(call, dtype), None, _loc(call.frame, call.node))
 
 
 def memory_space_buffer(ev: Evaluator, spec: MemorySpace, call: CallArgs) -> Any:
@@ -227,10 +228,12 @@ def grid_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
         arg = given.get(name)
         return arg.value if arg is not None else default
 
+    locs = {name: call.frame.loc(arg.node) for name, arg in given.items() if arg is not None and arg.node is not None}
     return GridSpecV(count, value("grid", Seq(())), value("in_specs", None), value("out_specs", None),
-                     value("scratch_shapes", Seq(())), _loc(call.frame, call.node))
+                     value("scratch_shapes", Seq(())), _loc(call.frame, call.node), locs)
 
 
 def compiler_params(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
     sem = call.param(0, "dimension_semantics")
-    return CompilerParamsV(sem.value if sem is not None else None, _loc(call.frame, call.node))
+    return CompilerParamsV(sem.value if sem is not None else None, _loc(call.frame, call.node),
+                           _loc(call.frame, sem.node) if sem is not None else None)

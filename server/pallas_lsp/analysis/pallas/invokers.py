@@ -4,6 +4,7 @@ allocates for its scratch types (`values.allocate`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..interp.envs import holds_sem
@@ -50,32 +51,53 @@ def pallas_call(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     kernel = call.value(0, spec.params[0])
     out_arg = call.positional(1)
     out = out_arg.value if out_arg is not None else _kwarg(call, *spec.outputs)
-    if out is None:
-        out = UNKNOWN
-    scratch = _kwarg(call, *spec.scratch)
+    locs = {name: call.frame.loc(a.node) for name, a in call.kwargs.items() if a.node is not None}
+    if out_arg is not None and out_arg.node is not None:
+        locs[spec.outputs[0]] = call.frame.loc(out_arg.node)
     gs = _kwarg(call, "grid_spec")
-    grid, in_specs, out_specs, n_prefetch = _kwarg(call, "grid"), _kwarg(call, "in_specs"), \
-        _kwarg(call, "out_specs"), 0
+    layout = _Layout(_kwarg(call, *spec.scratch), _kwarg(call, "grid"), _kwarg(call, "in_specs"),
+                     _kwarg(call, "out_specs"), 0)
     if isinstance(gs, GridSpecV):
-        scratch, grid, in_specs, out_specs, n_prefetch = gs.scratch, gs.grid, gs.in_specs, gs.out_specs, \
-            gs.num_scalar_prefetch
-    elif gs is not None:
-        scratch = grid = in_specs = out_specs = UNKNOWN
-        n_prefetch = None
-    if isinstance(out, Seq):
-        outs: list | None = [allocate(v) for v in out.items]  # semaphores (and tuples of them) become refs
-    elif isinstance(out, (SemType, Api, Mapping, ArraySpecV)):
-        outs = [allocate(out)]  # one output
-    else:
-        outs = None  # unknown, or a sequence of unknown length
+        layout = _Layout(gs.scratch, gs.grid, gs.in_specs, gs.out_specs, gs.num_scalar_prefetch)
+        locs.update(gs.arg_locs)
+    elif gs is not None:   # a grid spec we cannot see
+        layout = _Layout(UNKNOWN, UNKNOWN, UNKNOWN, UNKNOWN, None)
+    elif "**" in call.kwargs:   # what is not given by name may be in the `**` (scratch: assumed none)
+        layout = _Layout(layout.scratch, _or_unknown(layout.grid), _or_unknown(layout.in_specs),
+                         _or_unknown(layout.out_specs), None)
     params = _kwarg(call, "compiler_params")
-    record = PallasCall(spec, kernel, out, outs, isinstance(out, Seq), scratch if scratch is not None else Seq(()),
-                        grid, in_specs, out_specs, n_prefetch,
-                        params if isinstance(params, CompilerParamsV) else None, call.node, call.frame)
+    record = PallasCall(spec, kernel, UNKNOWN if out is None else out, _output_refs(out), isinstance(out, Seq),
+                        layout.scratch if layout.scratch is not None else Seq(()), layout.grid, layout.in_specs,
+                        layout.out_specs, layout.num_scalar_prefetch,
+                        params if isinstance(params, CompilerParamsV) else None, call.node, call.frame, locs)
     ev.ctx.calls.append(record)
     callable_ = PallasCallable(record)
     ev.ctx.pending.append(callable_)
     return callable_
+
+
+def _or_unknown(value: Any) -> Any:
+    return UNKNOWN if value is None else value
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the refs come from: given to pallas_call itself, or through a grid spec."""
+
+    scratch: Any
+    grid: Any
+    in_specs: Any
+    out_specs: Any
+    num_scalar_prefetch: int | None
+
+
+def _output_refs(out: Any) -> list | None:
+    """The refs Pallas allocates for `out_shape` (None: how many is unknown)."""
+    if isinstance(out, Seq):
+        return [allocate(v) for v in out.items]  # semaphores (and tuples of them) become refs
+    if isinstance(out, (SemType, Api, Mapping, ArraySpecV)):
+        return [allocate(out)]  # one output
+    return None
 
 
 def apply_pallas_call(ev: Evaluator, callable_: PallasCallable, call: CallArgs) -> Any:

@@ -80,6 +80,10 @@ _GRID = ("grid", "in_specs", "out_specs", "scratch_shapes")
 _SPECS: tuple[Api, ...] = (
     Spec("jax.ShapeDtypeStruct", ApiKind.ARRAY_SPEC, ("shape", "dtype")),
     Spec("pl.MemoryRef", ApiKind.ARRAY_SPEC, ("shape", "dtype")),
+    # Arrays made in tests and drivers: their shapes reach the kernels' contracts.
+    Spec("jax.numpy.ones", ApiKind.ARRAY_SPEC, ("shape", "dtype")),
+    Spec("jax.numpy.zeros", ApiKind.ARRAY_SPEC, ("shape", "dtype")),
+    Spec("jax.numpy.full", ApiKind.ARRAY_SPEC, ("shape", "fill_value", "dtype")),
     Spec("pl.BlockSpec", ApiKind.BLOCK_SPEC, ("block_shape", "index_map", "pipeline_mode", "memory_space")),
     Spec("pl.GridSpec", ApiKind.GRID_SPEC, _GRID),
     Spec("pltpu.PrefetchScalarGridSpec", ApiKind.GRID_SPEC, ("num_scalar_prefetch",) + _GRID),
@@ -106,7 +110,8 @@ INVOKERS: tuple[Invoker, ...] = (
 )
 
 _PASSTHROUGH = ("jax.named_scope", "jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat",
-                "jax.ad_checkpoint.checkpoint", "jax.profiler.annotate_function")
+                "jax.ad_checkpoint.checkpoint", "jax.profiler.annotate_function",
+                "jax.export.export")   # export(f)(*args) traces f with args, as a call would
 # Calls whose result is one number (an index), never a tuple.
 _SCALAR_RESULTS = (
     "pl.num_programs", "jax.lax.axis_index", "jax.lax.rem", "jax.lax.div",

@@ -41,12 +41,14 @@ class GridSpecV:
     out_specs: Any
     scratch: Any
     loc: Loc | None = None
+    arg_locs: dict[str, Loc] = field(default_factory=dict)   # parameter -> the argument given
 
 
 @dataclass(frozen=True, eq=False)
 class CompilerParamsV:
     dimension_semantics: Any
     loc: Loc | None = None
+    semantics_loc: Loc | None = None   # the `dimension_semantics=` argument
 
 
 @dataclass(eq=False)
@@ -66,6 +68,7 @@ class PallasCall:
     compiler_params: Any
     node: ast.AST | None
     frame: Any
+    arg_locs: dict[str, Loc] = field(default_factory=dict)   # parameter -> the argument given
     operands: list | None = field(default=None)   # the inputs it was called with, when known
 
     def loc(self) -> Loc | None:

@@ -1,0 +1,41 @@
+"""The `pallas_call` contract (rules PAL101-PAL107, PAL201, PAL202): what a kernel, its
+specs, its grid and its blocks must agree on before JAX accepts the call."""
+
+from __future__ import annotations
+
+from ..interp.frame import Evaluator
+from ..pallas.model import Binding
+from ..pallas.values import PallasCall
+from .grid_axes import grid_axes
+from .layout import layout_of
+from .report import ContractFinding
+from .rules import (
+    block_rank,
+    dimension_semantics,
+    index_map_arity,
+    index_map_results,
+    kernel_arity,
+    spec_trees,
+)
+from .tiling import block_tiling
+
+# The rules about the grid and the specs hold for `pallas_call`; `pl.kernel` (a mesh, no
+# grid) shares only the kernel's arity.
+_GRID_RULES = (index_map_arity, index_map_results, block_rank, spec_trees, dimension_semantics, block_tiling)
+
+
+def check_calls(ev: Evaluator, calls: list[PallasCall]) -> list[ContractFinding]:
+    """Every contract finding of the pallas_calls one entry saw (each call once)."""
+    out: list[ContractFinding] = []
+    seen: set[int] = set()
+    for call in calls:
+        if id(call.node) in seen and call.operands is None:
+            continue
+        seen.add(id(call.node))
+        layout = layout_of(call)
+        out.extend(kernel_arity(layout))
+        if call.invoker.binding is Binding.PALLAS_CALL:
+            for rule in _GRID_RULES:
+                out.extend(rule(layout))
+            out.extend(grid_axes(ev, layout))
+    return out

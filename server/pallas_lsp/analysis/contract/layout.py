@@ -1,0 +1,194 @@
+"""What a `pallas_call` passes to its kernel, computed once from its record: the refs in
+order (`*scalar_prefetch, *inputs, *outputs, *scratch`), each with its spec and array,
+and the kernel's own signature.  Every contract rule, the hover and the inlay hints read
+this; anything the code does not decide is None (and the rules stay silent)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ..interp.functions import resolve_lazy
+from ..pallas.values import ArraySpecV, BlockSpecV, PallasCall
+from ..values import (
+    Const,
+    Func,
+    Loc,
+    Mapping,
+    Partial,
+    SemType,
+    Seq,
+    SeqTail,
+    shape_text,
+)
+
+
+class RefRole(Enum):
+    SCALAR_PREFETCH = "scalar prefetch"
+    INPUT = "input"
+    OUTPUT = "output"
+    SCRATCH = "scratch"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """One ref Pallas passes to the kernel."""
+
+    role: RefRole
+    index: int                 # 1-based within its role
+    spec: Any = None           # the BlockSpecV (inputs / outputs) when known
+    array: Any = None          # an ArraySpecV (output shapes, known operands) or a scratch type
+
+    def describe(self) -> str:
+        """`input 1: block (8, 128), index_map (i, j) -> (i, 0)`-like text for hover."""
+        head = f"{self.role.value} {self.index}"
+        parts = []
+        if isinstance(self.array, SemType):
+            kind = "semaphore" if self.array.kind == "?" else f"{self.array.kind} semaphore"
+            parts.append(f"{kind} {'array ' + shape_text(self.array.dims) if self.array.dims else ''}".strip())
+        elif isinstance(self.array, ArraySpecV):
+            where = f"{self.array.space} " if self.array.space else ""
+            dtype = f" {self.array.dtype}" if self.array.dtype else ""
+            if self.array.shape is not None:
+                parts.append(f"{where}array {shape_text(self.array.shape)}{dtype}")
+        if isinstance(self.spec, BlockSpecV):
+            if self.spec.block_shape is not None:
+                parts.append(f"block {shape_text(self.spec.block_shape)}")
+            if self.spec.memory_space:
+                parts.append(f"in {self.spec.memory_space}")
+        return head + (": " + ", ".join(parts) if parts else "")
+
+
+@dataclass(frozen=True)
+class KernelSignature:
+    """The kernel as Pallas calls it: the positional parameters left after
+    `functools.partial`, which Pallas fills from the front with its refs."""
+
+    name: str
+    node: ast.AST                      # the def (or lambda)
+    loc: Loc
+    params: tuple[str, ...]            # positional parameters, in order
+    first_default: int                 # index in `params` of the first one with a default
+    keyword_bound: frozenset[str]      # given by keyword through `functools.partial`
+    varargs: bool                      # `*refs`: any number more
+    missing_keywords: tuple[str, ...]  # keyword-only parameters with no default nor value
+    partial_bound: tuple[str, ...] = ()  # parameters `functools.partial` fills positionally
+
+    def overfilled(self, n: int) -> list[int]:
+        """Indices of the refs (out of `n`) that no parameter takes."""
+        return [] if self.varargs else list(range(len(self.params), n))
+
+    def conflicts(self, n: int) -> list[str]:
+        """Parameters that would get a ref and a keyword value at once."""
+        return [p for p in self.params[:n] if p in self.keyword_bound]
+
+    def unfilled(self, n: int) -> list[str]:
+        """Parameters no ref, default or keyword fills (JAX: `missing ... argument`)."""
+        return [p for i, p in enumerate(self.params) if i >= n and i < self.first_default
+                and p not in self.keyword_bound]
+
+
+@dataclass(frozen=True)
+class Layout:
+    call: PallasCall
+    refs: tuple[Ref, ...] | None       # positional refs in order; None: how many is unknown
+    keyword_refs: tuple[str, ...]      # dict scratch: passed by keyword
+    kernel: KernelSignature | None
+    grid_rank: int | None
+    n_prefetch: int | None
+
+
+def leaves(value: Any) -> list[Any] | None:
+    """The items of a list/tuple (one level), or None when it is not one."""
+    return list(value.items) if isinstance(value, Seq) else None
+
+
+def grid_rank(grid: Any) -> int | None:
+    if grid is None:
+        return 0
+    if isinstance(grid, Seq):
+        return len(grid.items)
+    if isinstance(grid, Const) and type(grid.value) is int:
+        return 1
+    return None
+
+
+def _outputs(call: PallasCall) -> list[Ref] | None:
+    out = call.out_shape
+    items = leaves(out)
+    if items is not None:
+        specs = leaves(call.out_specs)
+        return [Ref(RefRole.OUTPUT, i + 1, specs[i] if specs is not None and len(specs) == len(items) else None,
+                    item) for i, item in enumerate(items)]
+    if isinstance(out, (ArraySpecV, SemType, Mapping)):
+        spec = call.out_specs if isinstance(call.out_specs, BlockSpecV) else None
+        return [Ref(RefRole.OUTPUT, 1, spec, out)]
+    return None
+
+
+def _inputs(call: PallasCall, n_prefetch: int | None) -> tuple[list[Ref], list[Ref]] | None:
+    """(scalar prefetch refs, input refs), or None when their number is unknown."""
+    if n_prefetch is None:
+        return None
+    specs = leaves(call.in_specs)
+    operands = [a.value for a in call.operands] if call.operands is not None else None
+    if operands is not None:
+        n_inputs = len(operands) - n_prefetch
+    elif specs is not None:
+        n_inputs = len(specs)
+    else:
+        return None
+    if n_inputs < 0:
+        return None
+    prefetch = [Ref(RefRole.SCALAR_PREFETCH, i + 1, None, operands[i] if operands else None)
+                for i in range(n_prefetch)]
+    inputs = [Ref(RefRole.INPUT, i + 1, specs[i] if specs is not None and len(specs) == n_inputs else None,
+                  operands[n_prefetch + i] if operands else None) for i in range(n_inputs)]
+    return prefetch, inputs
+
+
+def _scratch(call: PallasCall) -> tuple[list[Ref] | None, tuple[str, ...]]:
+    scratch = call.scratch
+    if isinstance(scratch, Seq):
+        return [Ref(RefRole.SCRATCH, i + 1, None, v) for i, v in enumerate(scratch.items)], ()
+    if isinstance(scratch, Mapping):
+        return [], tuple(str(k) for k in scratch.items)
+    if isinstance(scratch, SeqTail):
+        return None, ()
+    return None, ()
+
+
+def kernel_signature(value: Any) -> KernelSignature | None:
+    """The kernel's positional parameters, through `functools.partial` (None: not a plain def)."""
+    bound_front, bound_names = 0, set()
+    while isinstance(value, Partial):
+        if any(not hasattr(a, "value") for a in value.args) or "**" in value.kwargs:
+            return None
+        bound_front += len(value.args)
+        bound_names |= set(value.kwargs)
+        value = value.func
+    if not isinstance(value, Func) or value.path is not None or (value.node is None and resolve_lazy(value) is None):
+        return None
+    fnode = value.node
+    args = fnode.args
+    positional = [p.arg for p in args.posonlyargs + args.args]
+    first_default = len(positional) - len(args.defaults)
+    missing = tuple(p.arg for p, d in zip(args.kwonlyargs, args.kw_defaults)
+                    if d is None and p.arg not in bound_names)
+    return KernelSignature(getattr(fnode, "name", "<lambda>"), fnode, Loc(value.block, fnode),
+                           tuple(positional[bound_front:]), max(0, first_default - bound_front),
+                           frozenset(bound_names), args.vararg is not None, missing,
+                           tuple(positional[:bound_front]))
+
+
+def layout_of(call: PallasCall) -> Layout:
+    n_prefetch = call.num_scalar_prefetch
+    ins = _inputs(call, n_prefetch)
+    outs = _outputs(call)
+    scratch, keyword_refs = _scratch(call)
+    refs = None
+    if ins is not None and outs is not None and scratch is not None:
+        refs = tuple(ins[0] + ins[1] + outs + scratch)
+    return Layout(call, refs, keyword_refs, kernel_signature(call.kernel), grid_rank(call.grid), n_prefetch)
