@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from ..memory import gc_paused
 from . import checks
 from .closure import creator_closure, in_closure, is_definition
-from .contract import check_calls
+from .contract import ContractResult, check_calls
+from .contract.params import ParamNote
 from .contract.report import ContractFinding
 from .findings import Finding, Span
 from .interp.core import Interpreter
@@ -52,6 +53,7 @@ class EntryResult:
     findings: tuple = ()
     deps: dict = field(default_factory=dict)
     views: tuple = ()
+    bindings: tuple = ()      # contract.params.ParamBinding: what kernel parameters receive
     skipped: bool = False
 
     @property
@@ -214,6 +216,26 @@ class ModuleAnalyzer:
                              checks.loc_span(sem.decl) if sem.decl is not None else None,
                              sem.decl.path if sem.decl is not None else None)
 
+    def parameter_notes(self) -> list[ParamNote]:
+        """What Pallas binds to every kernel parameter the last `analyze` saw (for inlay
+        hints, hover and go to definition), in document order, one per parameter."""
+        live = set(self._block_list.blocks)
+        notes: dict[tuple, ParamNote] = {}
+        for cached in self._entries.values():
+            for binding in cached.bindings:
+                if binding.arg.block in live:
+                    note = binding.note()
+                    notes.setdefault((note.span.line, note.span.col), note)
+        return [notes[k] for k in sorted(notes)]
+
+    def parameter_at(self, line: int, col: int) -> ParamNote | None:
+        """The kernel parameter at (line, col), if Pallas binds a known ref to it."""
+        for note in self.parameter_notes():
+            s = note.span
+            if s.line == line and s.col <= col <= s.end_col:
+                return note
+        return None
+
     def _external_valid(self, deps):
         ws = self.workspace
         return all(ws.version(name[1:]) == key for name, key in deps.items() if name.startswith("@"))
@@ -233,24 +255,24 @@ class ModuleAnalyzer:
             pass
         except Exception:
             log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
-        contract_findings = self._check_contracts(interp, ctx)
+        contract = self._check_contracts(interp, ctx)
         checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites, ctx.kernel_nodes)
         checks.index_hints(ctx.findings, ctx.views)
         for raw in ctx.findings:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        return EntryResult((*ctx.findings, *contract_findings), dict(ctx.deps), tuple(ctx.views))
+        return EntryResult((*ctx.findings, *contract.findings), dict(ctx.deps), tuple(ctx.views), contract.bindings)
 
     @staticmethod
-    def _check_contracts(interp: Interpreter, ctx: Context) -> list[ContractFinding]:
+    def _check_contracts(interp: Interpreter, ctx: Context) -> ContractResult:
         try:
             return check_calls(interp, ctx.calls)
         except (Budget, RecursionError):
-            return []
+            pass
         except Exception:
             log.exception("pallas-lsp: checking a pallas_call contract failed")
-            return []
+        return ContractResult((), ())
 
     def _finish(self, raws) -> list[Finding]:
         live = set(self._block_list.blocks)

@@ -3,11 +3,14 @@ specs, its grid and its blocks must agree on before JAX accepts the call."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..interp.frame import Evaluator
 from ..pallas.model import Binding
 from ..pallas.values import PallasCall
 from .grid_axes import grid_axes
 from .layout import layout_of
+from .params import ParamBinding, parameter_bindings
 from .report import ContractFinding
 from .rules import (
     block_rank,
@@ -24,18 +27,27 @@ from .tiling import block_tiling
 _GRID_RULES = (index_map_arity, index_map_results, block_rank, spec_trees, dimension_semantics, block_tiling)
 
 
-def check_calls(ev: Evaluator, calls: list[PallasCall]) -> list[ContractFinding]:
-    """Every contract finding of the pallas_calls one entry saw (each call once)."""
+@dataclass(frozen=True)
+class ContractResult:
+    findings: tuple[ContractFinding, ...]
+    bindings: tuple[ParamBinding, ...]     # what each kernel parameter receives
+
+
+def check_calls(ev: Evaluator, calls: list[PallasCall]) -> ContractResult:
+    """Every contract finding of the pallas_calls one entry saw (each call once), and
+    what their kernels' parameters receive."""
     out: list[ContractFinding] = []
+    bindings: list[ParamBinding] = []
     seen: set[int] = set()
     for call in calls:
         if id(call.node) in seen and call.operands is None:
             continue
         seen.add(id(call.node))
         layout = layout_of(call)
+        bindings.extend(parameter_bindings(layout))
         out.extend(kernel_arity(layout))
         if call.invoker.binding is Binding.PALLAS_CALL:
             for rule in _GRID_RULES:
                 out.extend(rule(layout))
             out.extend(grid_axes(ev, layout))
-    return out
+    return ContractResult(tuple(out), tuple(bindings))

@@ -11,8 +11,10 @@ from enum import Enum
 from typing import Any
 
 from ..interp.functions import resolve_lazy
+from ..pallas.registry import semaphore_member
 from ..pallas.values import ArraySpecV, BlockSpecV, PallasCall
 from ..values import (
+    Api,
     Const,
     Func,
     Loc,
@@ -149,10 +151,16 @@ def _inputs(call: PallasCall, n_prefetch: int | None) -> tuple[list[Ref], list[R
     return prefetch, inputs
 
 
+def _scratch_type(value: Any) -> Any:
+    """A bare `SemaphoreType.DMA` as the declaration of one semaphore."""
+    member = semaphore_member(value.qname) if isinstance(value, Api) else None
+    return SemType(member, (), None) if member else value
+
+
 def _scratch(call: PallasCall) -> tuple[list[Ref] | None, tuple[str, ...]]:
     scratch = call.scratch
     if isinstance(scratch, Seq):
-        return [Ref(RefRole.SCRATCH, i + 1, None, v) for i, v in enumerate(scratch.items)], ()
+        return [Ref(RefRole.SCRATCH, i + 1, None, _scratch_type(v)) for i, v in enumerate(scratch.items)], ()
     if isinstance(scratch, Mapping):
         return [], tuple(str(k) for k in scratch.items)
     if isinstance(scratch, SeqTail):

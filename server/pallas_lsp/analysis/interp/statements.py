@@ -133,9 +133,9 @@ class StatementInterpreter(CallingInterpreter):
                 and isinstance(t.left, ast.Attribute) and t.left.attr == "shape"
                 and isinstance(t.comparators[0], ast.Tuple) and not t.comparators[0].elts):
             self.assign(t.left.value, UNKNOWN, frame)
-        else:
-            self.eval(t, frame)
-        return True
+            return True
+        # An assertion known to fail stops the path (JAX never traces past it).
+        return self.truth(self.eval(t, frame)) is not False
 
     # ------------------------------------------------------------------ control flow
     def _if(self, s: ast.If, frame: Frame) -> bool:
