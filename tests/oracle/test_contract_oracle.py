@@ -193,3 +193,56 @@ def test_stage_is_the_documented_one(verdicts, trace_verdicts, path):
     else:
         assert rec["status"] == "ok", (
             f"{path.name}: tracing alone raised {rec['exc_type']}: {rec['message']}")
+
+
+# -- the analyzer's fixes, checked by JAX -----------------------------------------------
+
+def _fixed_versions(safe_only: bool) -> dict[str, list[str]]:
+    """{bug module stem: [the module with one offered fix applied, ...]}."""
+    from pallas_lsp.analysis.engine import analyze_source
+    from pallas_lsp.analysis.fixes import apply_edits, split_lines, suggestion_fixes
+
+    out: dict[str, list[str]] = {}
+    for path in MODULES:
+        if not path.stem.endswith("_bug"):
+            continue
+        text = path.read_text()
+        for finding in analyze_source(text, str(path)):
+            for fix in suggestion_fixes(finding, split_lines(text)):
+                if fix.safe or not safe_only:
+                    out.setdefault(path.stem, []).append(apply_edits(text, fix.edits))
+    return out
+
+
+def _jax_on(texts: dict[str, str], tmp_path: Path) -> dict[str, dict]:
+    if not _jax_available():
+        pytest.skip("JAX is not installed: pip install -e '.[oracle]'")
+    paths = []
+    for name, text in texts.items():
+        p = tmp_path / f"{name}.py"
+        p.write_text(text)
+        paths.append(str(p))
+    proc = subprocess.run([sys.executable, str(RUNNER), *paths], check=False, env=dict(os.environ, JAX_PLATFORMS="cpu"),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {rec["module"]: rec for rec in map(json.loads, filter(lambda s: s.startswith("{"),
+                                                                  proc.stdout.splitlines()))}
+
+
+def test_every_safe_fix_gives_code_jax_accepts(tmp_path):
+    """`pallas-lsp check --fix` applies safe fixes: each must give a kernel JAX lowers."""
+    fixed = {f"{stem}__{i}": text for stem, texts in _fixed_versions(safe_only=True).items()
+             for i, text in enumerate(texts)}
+    assert fixed, "no safe fix on the contract corpus"
+    for name, rec in _jax_on(fixed, tmp_path).items():
+        assert rec["status"] == "ok", f"{name}: JAX raised {rec['exc_type']}: {rec['message']}"
+
+
+def test_some_offered_choice_fixes_each_module(tmp_path):
+    """Where the editor offers choices, at least one of them gives code JAX accepts."""
+    versions = _fixed_versions(safe_only=False)
+    named = {f"{stem}__{i}": text for stem, texts in versions.items() for i, text in enumerate(texts)}
+    verdicts = _jax_on(named, tmp_path)
+    for stem in versions:
+        ok = [n for n, rec in verdicts.items() if n.startswith(stem + "__") and rec["status"] == "ok"]
+        assert ok, f"{stem}: no offered fix gives code JAX accepts"

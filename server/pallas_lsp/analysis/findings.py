@@ -47,6 +47,25 @@ class FixData:
 
 
 @dataclass(frozen=True)
+class Replacement:
+    """Replace the text at `span` with `text` (an empty span inserts)."""
+
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A fix the analysis proposes with its edits.  `safe`: certain to be what the
+    author means (`check --fix` applies it); otherwise one choice among others, offered
+    in the editor and applied by the CLI only with `--unsafe-fixes`."""
+
+    title: str
+    replacements: tuple[Replacement, ...]
+    safe: bool = False
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str                     # rule code, e.g. "PAL001" (see rules.py)
     severity: str                 # "error" or "warning"
@@ -55,6 +74,7 @@ class Finding:
     shape: tuple = ()             # the semaphore's shape as shown to the user
     related: tuple[Related, ...] = field(default=())
     fix: FixData | None = None
+    suggestions: tuple[Suggestion, ...] = ()
 
     @property
     def key(self):
@@ -96,4 +116,9 @@ def finding_from_data(d: dict) -> Finding:
             Related(Span(**r["span"]), r["message"], r.get("path")) for r in d.get("related", ())
         ),
         fix=fix,
+        suggestions=tuple(
+            Suggestion(s["title"], tuple(Replacement(Span(**r["span"]), r["text"]) for r in s["replacements"]),
+                       s.get("safe", False))
+            for s in d.get("suggestions", ())
+        ),
     )

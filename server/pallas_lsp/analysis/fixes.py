@@ -41,6 +41,7 @@ class Fix:
     code: str
     edits: tuple[TextEdit, ...]
     preferred: bool = False
+    safe: bool = True   # False: `pallas-lsp check --fix` applies it only with --unsafe-fixes
 
 
 def split_lines(text: str) -> list[str]:
@@ -218,10 +219,25 @@ def noqa_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
     )
 
 
+def suggestion_fixes(finding: Finding, lines: Sequence[str]) -> list[Fix]:
+    """The analysis's own suggestions (contract rules), each still applicable to `lines`."""
+    out = []
+    for s in finding.suggestions:
+        if any(text_at(lines, r.span) is None for r in s.replacements):
+            continue
+        out.append(Fix(title=s.title, kind=QUICKFIX, code=finding.code,
+                       edits=tuple(TextEdit(r.span, r.text) for r in s.replacements),
+                       preferred=s.safe, safe=s.safe))
+    return out
+
+
 def fixes_for(finding: Finding, lines: Sequence[str]) -> list[Fix]:
     """Every fix offered for one finding, the preferred (index) one first."""
-    builders = (index_fix, guard_fix, scalar_decl_fix, noqa_fix)
-    return [f for f in (build(finding, lines) for build in builders) if f is not None]
+    builders = (index_fix, guard_fix, scalar_decl_fix)
+    found = [f for f in (build(finding, lines) for build in builders) if f is not None]
+    found += suggestion_fixes(finding, lines)
+    noqa = noqa_fix(finding, lines)
+    return found + ([noqa] if noqa is not None else [])
 
 
 # ---------------------------------------------------------------------------------------

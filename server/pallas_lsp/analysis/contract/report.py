@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..findings import Finding, Related, Span
+from ..findings import Finding, Related, Replacement, Span, Suggestion
 from ..rules import RULES
 from ..values import Loc
 
@@ -40,17 +40,47 @@ class ContractNote:
     message: str
 
 
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text of `at`'s node with `text`, or insert `text` right after it."""
+
+    at: Loc
+    text: str
+    insert_after: bool = False
+    insert_before: bool = False
+
+    def replacement(self) -> Replacement:
+        span = loc_span(self.at)
+        if self.insert_after:
+            span = Span(span.end_line, span.end_col, span.end_line, span.end_col)
+        elif self.insert_before:
+            span = Span(span.line, span.col, span.line, span.col)
+        return Replacement(span, self.text)
+
+
+@dataclass(frozen=True)
+class ContractSuggestion:
+    title: str
+    edits: tuple[Edit, ...]
+    safe: bool = False
+
+
 @dataclass(eq=False)
 class ContractFinding:
     code: str
     at: Loc
     message: str
     notes: tuple[ContractNote, ...] = ()
+    suggestions: tuple[ContractSuggestion, ...] = ()
 
     def position_key(self) -> tuple:
-        return (self.at.block.start, *(n.at.block.start for n in self.notes))
+        return (self.at.block.start, *(n.at.block.start for n in self.notes),
+                *(e.at.block.start for s in self.suggestions for e in s.edits))
 
     def to_finding(self) -> Finding:
         rule = RULES[self.code]
         related = tuple(Related(loc_span(n.at), n.message, n.at.path) for n in self.notes)
-        return Finding(self.code, rule.severity, self.message, header_span(self.at), (), related, None)
+        suggestions = tuple(Suggestion(s.title, tuple(e.replacement() for e in s.edits), s.safe)
+                            for s in self.suggestions if all(e.at.path is None for e in s.edits))
+        return Finding(self.code, rule.severity, self.message, header_span(self.at), (), related, None,
+                       suggestions)

@@ -13,6 +13,7 @@ from ..pallas.values import ArraySpecV, BlockSpecV, CompilerParamsV
 from ..values import Const, Func, Loc, Mapping, Seq, shape_text
 from .layout import Layout, Ref, RefRole, leaves
 from .report import ContractFinding, ContractNote
+from .suggest import add_parameters, remove_parameters, semantics_fixes
 
 
 def _plural(n: int, word: str) -> str:
@@ -41,19 +42,22 @@ def kernel_arity(layout: Layout) -> Iterator[ContractFinding]:
         if sig.partial_bound else ""
     head = (f"`{sig.name}` takes {_plural(len(sig.params), 'positional parameter')}{bound} but the pallas_call "
             f"passes {_plural(n, 'ref')} ({'; '.join(_ref_summary(refs)) or 'none'}): ")
+    fixes: tuple = ()
     if extra:
         names = [_ref_name(refs[i]) for i in extra]
         tail = f"{', '.join(names)} {'have' if len(names) > 1 else 'has'} no parameter. Add one, or drop it."
+        fixes = add_parameters(sig, refs)
     elif conflicts:
         tail = (f"{', '.join(f'`{c}`' for c in conflicts)} would get a ref and the keyword value "
                 "`functools.partial` gives it.")
     else:
         tail = (f"{', '.join(f'`{m}`' for m in missing)} {'get' if len(missing) > 1 else 'gets'} nothing. Is a "
                 "scratch entry (a semaphore?) missing from `scratch_shapes`, or an output from `out_shape`?")
+        fixes = remove_parameters(sig, missing)
     pairs = [f"`{p}` ← {_ref_name(r)}" for p, r in zip(sig.params, refs)]
     binding = f" Pallas binds {', '.join(pairs)}." if pairs else ""
     yield ContractFinding("PAL101", sig.loc, f"Kernel parameters do not match the refs: {head}{tail}{binding}",
-                          _call_note(layout))
+                          _call_note(layout), fixes)
 
 
 def _ref_name(ref: Ref) -> str:
@@ -246,7 +250,7 @@ def dimension_semantics(layout: Layout) -> Iterator[ContractFinding]:
         "PAL106", params.semantics_loc,
         f"Length of grid does not match length of dimension semantics. len(grid)={rank}, "
         f"len(dimension_semantics)={len(sem.items)}: give one of \"parallel\" / \"arbitrary\" per grid axis.",
-        _call_note(layout))
+        _call_note(layout), semantics_fixes(params.semantics_loc, rank))
 
 
 def _const_int(value: Any) -> int | None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..pallas.values import ArraySpecV
+from ..pallas.values import ArraySpecV, BlockSpecV
 from ..values import shape_text
 from .layout import Layout, Ref, RefRole
 from .report import ContractFinding, ContractNote
 from .rules import block_specs
+from .suggest import block_dim_fixes
 
 _UNTILED_SPACES = {"ANY", "HBM", "SMEM", "SEMAPHORE"}
 _BITWIDTHS = {
@@ -55,9 +56,19 @@ def block_tiling(layout: Layout) -> Iterator[ContractFinding]:
         if message is None:
             continue
         code = "PAL202" if len(block) == 1 else "PAL201"
-        notes = (ContractNote(array.loc, "the array's shape") ,) if array.loc is not None else ()
+        notes = (ContractNote(array.loc, "the array's shape"),) if array.loc is not None else ()
         yield ContractFinding(code, spec.loc, f"{message} Block {shape_text(spec.block_shape)} of {_role_text(ref)}, "
-                              f"array shape {shape_text(array.shape)}.", notes)
+                              f"array shape {shape_text(array.shape)}.", notes, _dim_fixes(spec, block, shape))
+
+
+def _dim_fixes(spec: BlockSpecV, block: list, shape: list) -> tuple:
+    if len(block) < 2:
+        return ()
+    fixes: tuple = ()
+    for axis, unit in ((-2, _SUBLANES), (-1, _LANES)):
+        if block[axis] % unit and block[axis] != shape[axis]:
+            fixes += block_dim_fixes(spec.loc, axis, unit, shape[axis])
+    return fixes
 
 
 def _last_two(block: list, shape: list) -> str | None:
