@@ -499,7 +499,7 @@ def kernel2(x_hbm, o_ref, sems, one):
 
 def run(idx, x):
     spec = pltpu.PrefetchScalarGridSpec(1, (1,), [ANY], ANY, [DMA((2,)), DMA])
-    spec2 = pl.GridSpec((1,), [ANY], ANY, [REGULAR((3,)), REGULAR])
+    spec2 = pl.GridSpec((1,), [ANY], ANY, [REGULAR((3,)), DMA])
     return (pl.pallas_call(kernel, OUT, grid_spec=spec)(idx, x),
             pl.pallas_call(kernel2, OUT, grid_spec=spec2)(x))
 """

@@ -29,13 +29,13 @@ from . import checks
 from .closure import creator_closure, in_closure, is_definition
 from .contract import ContractResult, check_calls
 from .contract.params import ParamNote
-from .contract.report import ContractFinding
 from .findings import Finding, Span
 from .interp.core import Interpreter
 from .interp.frame import Budget, Context, Frame
 from .module import STAR_IMPORT, ModuleState, block_names
 from .pallas.invokers import invoke_kernel
 from .parse import Block, BlockList
+from .report import ContractFinding
 from .suppression import apply_noqa
 from .workspace import package_of
 
@@ -262,7 +262,8 @@ class ModuleAnalyzer:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        return EntryResult((*ctx.findings, *contract.findings), dict(ctx.deps), tuple(ctx.views), contract.bindings)
+        return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings), dict(ctx.deps), tuple(ctx.views),
+                           contract.bindings)
 
     @staticmethod
     def _check_contracts(interp: Interpreter, ctx: Context) -> ContractResult:

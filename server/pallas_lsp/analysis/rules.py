@@ -69,6 +69,11 @@ RULES: dict[str, Rule] = {
         Rule("PAL107", "grid-axis-out-of-bounds", "error",
              "`pl.program_id(axis)` / `pl.num_programs(axis)` names an axis the grid does not have (`Axis a is "
              "out of bounds for grid g`).", JAX_GRID_DOC),
+        Rule("PAL301", "semaphore-kind", "error",
+             "A semaphore of the wrong kind: a DMA semaphore given to `pl.semaphore_signal` / `semaphore_wait` "
+             "(`Must signal semaphores of the following types: ... Got dma_sem.`), or a REGULAR / BARRIER one "
+             "waited by a DMA's `.wait()` (`dma_wait requires a DMA semaphore, but got a regular semaphore`). "
+             "JAX raises when it traces the kernel for TPU.", JAX_SEMAPHORE_DOC),
         Rule("PAL201", "block-tiling", "error",
              "A block's last two dimensions are neither divisible by 8 and 128 nor equal to the array's "
              "(`The Pallas TPU lowering currently requires that the last two dimensions of your block shape are "

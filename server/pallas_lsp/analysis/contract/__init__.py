@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from ..interp.frame import Evaluator
 from ..pallas.model import Binding
 from ..pallas.values import PallasCall
+from ..report import ContractFinding
 from .grid_axes import grid_axes
 from .layout import layout_of
 from .params import ParamBinding, parameter_bindings
-from .report import ContractFinding
 from .rules import (
     block_rank,
     dimension_semantics,

@@ -9,9 +9,9 @@ from typing import Any
 
 from ..interp.frame import Evaluator, Frame
 from ..interp.functions import resolve_lazy
+from ..report import ContractFinding, ContractNote
 from ..values import Api, Const, Func, Loc, Partial
 from .layout import Layout
-from .report import ContractFinding, ContractNote
 
 _AXIS_APIS = {"pl.program_id": "pl.program_id", "pl.num_programs": "pl.num_programs"}
 _MAX_HELPER_DEPTH = 3

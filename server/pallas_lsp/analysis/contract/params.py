@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from ..findings import Span
 from ..pallas.values import ArraySpecV, BlockSpecV
+from ..report import loc_span
 from ..values import Loc, SemType, shape_text
 from .layout import Layout, Ref
-from .report import loc_span
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from typing import Any
 
 from ..interp.functions import resolve_lazy
 from ..pallas.values import ArraySpecV, BlockSpecV, CompilerParamsV
+from ..report import ContractFinding, ContractNote
 from ..values import Const, Func, Loc, Mapping, Seq, shape_text
 from .layout import Layout, Ref, RefRole, leaves
-from .report import ContractFinding, ContractNote
 from .suggest import add_parameters, remove_parameters, semantics_fixes
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import ast
 
+from ..report import ContractSuggestion, Edit
 from ..values import Loc, SemType
 from .layout import KernelSignature, Ref, RefRole
-from .report import ContractSuggestion, Edit
 
 
 def _render(node: ast.Tuple | ast.List, items: list[str]) -> str:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..pallas.values import ArraySpecV, BlockSpecV
+from ..report import ContractFinding, ContractNote
 from ..values import shape_text
 from .layout import Layout, Ref, RefRole
-from .report import ContractFinding, ContractNote
 from .rules import block_specs
 from .suggest import block_dim_fixes
 

@@ -129,6 +129,7 @@ class Context:
     unrolling: int = 0                   # nesting of unrolled loops
     pending: list[Any] = field(default_factory=list)    # pallas_call-like callables never applied yet
     calls: list[Any] = field(default_factory=list)      # every pallas_call seen (contract records)
+    rule_findings: list[Any] = field(default_factory=list)  # report.ContractFinding (PAL3xx)
     deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
     indexed_decls: set[int] = field(default_factory=set)  # id() of declarations indexed somewhere
     views: list[View] = field(default_factory=list)

@@ -23,6 +23,7 @@ from ..values import (
     allocate,
     join,
 )
+from .kinds import check_kind
 from .model import (
     Action,
     CheckedCall,
@@ -56,6 +57,8 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
         if arg is not None and spec.rule is not None:
             use = checks.SemUse(spec.rule, spec.verb, spec.name, arg.value, _loc(frame, arg.node), call_loc)
             checks.check_semaphore(ev.ctx, use, frame)
+            if isinstance(arg.value, Sem) and arg.value.scalar:   # JAX checks the shape first
+                check_kind(ev.ctx, arg.value, spec.kinds, spec.verb, use.at)
         return UNKNOWN
     dst, src = by_role.get(SemRole.DST), by_role.get(SemRole.SRC)
     desc = Descriptor(
@@ -81,6 +84,7 @@ def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod,
                             desc.dst_loc if role is SemRole.DST else desc.src_loc, desc.call,
                             stmt=desc.stmt, role=role, remote=desc.remote, context=desc.context)
         checks.check_semaphore(ev.ctx, use, frame)
+        check_kind(ev.ctx, value, method.kinds, "wait", use.at)
 
 
 def declare(ev: Evaluator, spec: SemaphoreType, call: CallArgs) -> Any:

@@ -103,6 +103,7 @@ class CheckedCall(Api):
     verb: str = "signal"           # JAX's word: "Cannot {verb} on a non-()-shaped semaphore"
     remote: bool = False
     deprecated_for: str | None = None
+    kinds: frozenset[str] | None = None   # the semaphore kinds JAX accepts (None: not checked)
 
     @property
     def kind(self) -> ApiKind:
@@ -125,6 +126,7 @@ class DescriptorMethod:
     roles: tuple[SemRole, ...]
     rule: str
     verb: str
+    kinds: frozenset[str] | None = None   # the semaphore kinds JAX accepts (None: not checked)
 
 
 @dataclass(frozen=True)

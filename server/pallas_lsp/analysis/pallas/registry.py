@@ -28,14 +28,20 @@ _COPY_SEMS = (SemParam("sem", SemRole.DST),)
 _REMOTE_SEMS = (SemParam("recv_sem", SemRole.DST), SemParam("send_sem", SemRole.SRC))  # JAX checks dst first
 
 
+# The kinds JAX accepts (jax/_src/pallas: `check_sem_avals` for signal / wait, `dma_wait`).
+SIGNAL_KINDS = frozenset({"REGULAR", "BARRIER"})
+DMA_KINDS = frozenset({"DMA"})
+
+
 def _signal_family(prefix: str, param: str, deprecated: bool = False) -> list[CheckedCall]:
     sem = (SemParam(param, SemRole.SEM),)
     new = (lambda verb: f"pl.semaphore_{verb}") if deprecated else (lambda verb: None)
+    kinds = SIGNAL_KINDS if prefix != "plgpu" else None
     return [
         CheckedCall(f"{prefix}.semaphore_signal", (param, "inc"), sem, Action.CHECK, "PAL002", "signal",
-                    deprecated_for=new("signal")),
+                    deprecated_for=new("signal"), kinds=kinds),
         CheckedCall(f"{prefix}.semaphore_wait", (param, "value"), sem, Action.CHECK, "PAL002", "wait",
-                    deprecated_for=new("wait")),
+                    deprecated_for=new("wait"), kinds=kinds),
     ]
 
 
@@ -59,11 +65,12 @@ CHECKED_CALLS: tuple[CheckedCall, ...] = (
 )
 
 # `.start()` raises in JAX (dst checked first, then src); the waits are not checked by JAX.
+# A REGULAR semaphore passes `.start()`; every wait checks for a DMA semaphore.
 DESCRIPTOR_METHODS: dict[str, DescriptorMethod] = {m.name: m for m in (
     DescriptorMethod("start", (SemRole.DST, SemRole.SRC), "PAL001", "signal"),
-    DescriptorMethod("wait", (SemRole.DST, SemRole.SRC), "PAL003", "wait"),
-    DescriptorMethod("wait_recv", (SemRole.DST,), "PAL003", "wait_recv"),
-    DescriptorMethod("wait_send", (SemRole.SRC,), "PAL003", "wait_send"),
+    DescriptorMethod("wait", (SemRole.DST, SemRole.SRC), "PAL003", "wait", DMA_KINDS),
+    DescriptorMethod("wait_recv", (SemRole.DST,), "PAL003", "wait_recv", DMA_KINDS),
+    DescriptorMethod("wait_send", (SemRole.SRC,), "PAL003", "wait_send", DMA_KINDS),
 )}
 
 SEMAPHORE_MEMBERS = ("DMA", "REGULAR", "BARRIER")

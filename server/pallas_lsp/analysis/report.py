@@ -1,14 +1,15 @@
-"""Contract findings before they get document positions (like `checks.RawFinding`: a
-cached finding stays right when lines are inserted above it)."""
+"""Findings of the rules beyond the semaphore shape (the call contract, the protocol)
+before they get document positions: like `checks.RawFinding`, a cached finding stays
+right when lines are inserted above it."""
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
 
-from ..findings import Finding, Related, Replacement, Span, Suggestion
-from ..rules import RULES
-from ..values import Loc
+from .findings import Finding, Related, Replacement, Span, Suggestion
+from .rules import RULES
+from .values import Loc
 
 
 def loc_span(loc: Loc) -> Span:
