@@ -93,12 +93,13 @@ def test_split_plain_is_lsp_line_splitting():
 @pytest.mark.parametrize(("profile", "pull", "related", "doc_link"), [
     ("vscode", True, True, True),
     ("neovim-0.7", False, True, False),
-    ("neovim-0.11", False, True, False),   # pull without refresh: pushed to
+    ("neovim-0.11", True, True, False),    # pull without refresh
     ("eglot-1.9", False, False, False),
 ])
 def test_client_profiles_resolve(profile, pull, related, doc_link):
     f = resolve(PROFILES[profile]())
     assert (f.pull_diagnostics, f.related_information, f.code_description) == (pull, related, doc_link)
+    assert f.diagnostic_refresh == (profile == "vscode")
 
 
 def test_resolve_tolerates_empty_capabilities():

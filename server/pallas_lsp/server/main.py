@@ -2,8 +2,7 @@
 
 Each handler is thin: it updates state and defers to `documents` (scheduling and
 publishing), `diagnostics` (conversion), `code_actions` and `notebooks`.  Diagnostics are
-pulled (`textDocument/diagnostic`) by clients that advertise it together with
-`workspace/diagnostic/refresh`, and pushed to the others.
+pulled (`textDocument/diagnostic`) by clients that advertise it, and pushed to the others.
 """
 
 from __future__ import annotations
@@ -115,7 +114,7 @@ class PallasLanguageServer(LanguageServer):
         if self.store is None:
             return
         self.store.touch_all()
-        if self.features.pull_diagnostics:
+        if self.features.pull_diagnostics and self.features.diagnostic_refresh:
             self.workspace_diagnostic_refresh(None)
 
 
