@@ -89,7 +89,7 @@ class PallasLanguageServer(LanguageServer):
         self.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, wire.Prebuilt(params))
 
     def apply_settings(self, raw) -> None:
-        self.settings, problems = parse_settings(raw)
+        self.settings, problems = parse_settings(raw, self.settings)
         for p in problems:
             log.warning("settings: %s", p)
         if self.project_workspace is not None and self.store is not None:
