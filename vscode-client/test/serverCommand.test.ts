@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test } from "node:test";
-import { checkServerCommand, expandPath, resolveServerCommand } from "../src/serverCommand";
+import { checkServerCommand, expandPath, resolveServerCommand, serverSettings } from "../src/serverCommand";
 
 test("pallas.server.path wins, as an array or a single executable", () => {
   const fromArray = resolveServerCommand(
@@ -39,6 +39,21 @@ test("paths expand ${workspaceFolder}, ${userHome} and a leading ~", () => {
   assert.equal(expandPath("/a/~b"), "/a/~b");
   const cmd = resolveServerCommand({ interpreter: "${workspaceFolder}/.venv/bin/python" }, undefined, "/proj");
   assert.equal(cmd.command, "/proj/.venv/bin/python");
+});
+
+test("the settings sent to the server always name the interpreter it runs with", () => {
+  // the Python extension chose it: the pallas.interpreter setting is empty
+  const ext = resolveServerCommand({ serverPath: [], interpreter: "" }, "/ext/python");
+  assert.deepEqual(serverSettings({ select: null, ignore: ["PAL003"], logLevel: "debug" }, ext), {
+    select: undefined,
+    ignore: ["PAL003"],
+    interpreter: "/ext/python",
+    logLevel: "debug",
+  });
+  const expanded = resolveServerCommand({ interpreter: "${workspaceFolder}/.venv/bin/python" }, undefined, "/proj");
+  assert.equal(serverSettings({}, expanded).interpreter, "/proj/.venv/bin/python");
+  const exe = resolveServerCommand({ serverPath: "/opt/venv/bin/pallas-lsp" }, undefined);
+  assert.equal(serverSettings({}, exe).interpreter, null); // unknown: the server keeps its own
 });
 
 test("a missing interpreter or server executable is reported as not found", async () => {
