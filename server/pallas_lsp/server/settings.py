@@ -116,13 +116,15 @@ class Selection:
     problems: tuple[str, ...] = field(default=())
 
     def wants(self, code: str) -> bool:
-        return not self.excluded and selected(code, self.select or None, self.ignore or None)
+        select = list(self.select) if self.select else None
+        ignore = list(self.ignore) if self.ignore else None
+        return not self.excluded and selected(code, select, ignore)
 
 
 class ProjectConfigs:
     """`pallas_lsp.config.load_config` per folder, cached until a pyproject.toml changes."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._by_folder: dict[str, tuple[Config, tuple[str, ...]]] = {}
 
     def clear(self) -> None:
@@ -149,6 +151,6 @@ class ProjectConfigs:
         config, problems = self.lookup(path)
         select = settings.select if settings.select is not None else config.select
         ignore = settings.ignore if settings.ignore is not None else config.ignore
-        excluded = bool(path) and config.is_excluded(path)
+        excluded = config.is_excluded(path) if path else False
         return Selection(select=select or None, ignore=tuple(ignore or ()),
                          excluded=excluded, problems=problems)
