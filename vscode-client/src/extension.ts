@@ -59,6 +59,7 @@ class PallasClient implements vscode.Disposable {
       return; // a server that is starting reads them in its initializationOptions
     }
     const settings = { pallas: currentSettings(this.cmd) };
+    this.output.info(`Settings sent to the server: ${JSON.stringify(settings.pallas)}`);
     client
       .sendNotification(DidChangeConfigurationNotification.type, { settings })
       .catch((e) => this.output.warn(`Sending the settings: ${errorText(e)}`));
