@@ -137,8 +137,8 @@ export function checkServerCommand(cmd: ServerCommand, timeoutMs = 20000): Promi
           kind: "not-installed",
           message:
             `No module named pallas_lsp in ${interpreter}${version ? ` (Python ${version})` : ""}, chosen by ${cmd.source}. ` +
-            `Install it: \`${interpreter} -m pip install pallas-lsp\` (or \`pip install -e <repo>\` from a checkout) ` +
-            "into that interpreter, or point `pallas.interpreter` at one that has it.",
+            `Install it from a checkout of the pallas-lsp repository: \`${interpreter} -m pip install /path/to/pallas-lsp\` ` +
+            "(or a wheel built from it), or point `pallas.interpreter` at a Python that has it.",
         });
         return;
       }
