@@ -318,6 +318,7 @@ async function scenarioStatusAndRestart(page) {
   if (!message.includes("pip install") || !message.includes(process.env.BARE_PYTHON)) {
     throw new Error("the error does not say how to install pallas-lsp into that interpreter");
   }
+  await page.waitForTimeout(800); // let the notification finish sliding in
   await page.screenshot({ path: `${SHOTS}/vscode-missing-server.png` });
   // back to the good interpreter: the server comes back
   await setInterpreter(page, original);
