@@ -1,7 +1,8 @@
 ;;; pallas-eglot.el --- pallas-lsp through eglot  -*- lexical-binding: t -*-
 ;; eglot is built into Emacs 29+; on Emacs 26-28 install it (M-x package-install RET eglot, or
 ;; Debian's elpa-eglot).  Load this file from your init file, or paste it there.
-;; `python3' must have pallas-lsp installed (python3 -m pip install pallas-lsp); set
+;; `python3' must have pallas-lsp installed (python3 -m pip install /path/to/pallas-lsp, a checkout
+;; of its repository; it is not on PyPI); set
 ;; `pallas-lsp-command' to use a venv, e.g. '("/path/to/venv/bin/python" "-m" "pallas_lsp").
 (require 'eglot)
 

@@ -221,6 +221,16 @@ vscode_session() {  # vscode_session RUN_DIR trusted|untrusted
   # the extension's own route (pallas.interpreter -> "<python> -m pallas_lsp") unless a command is forced
   local server_setting="\"pallas.interpreter\": \"$PY\""
   [[ -n ${PALLAS_SERVER_CMD:-} ]] && server_setting="\"pallas.server.path\": $(json_argv $SERVER_CMD)"
+  # trusted: a stand-in for the Python extension whose interpreter has a library installed
+  local lib_python="" python_setting=""
+  if [[ $trust == trusted && -z ${PALLAS_SERVER_CMD:-} ]]; then
+    lib_python=$(library_env "$run/lib-venv") || { log "making the library environment failed"; return 1; }
+    fake_python_vsix "$run/fake-python.vsix" &&
+      "$CODE_SERVER" --config "$run/config.yaml" --user-data-dir "$run/data" --extensions-dir "$run/ext" \
+        --install-extension "$run/fake-python.vsix" >"$run/install-python.log" 2>&1 ||
+      { cat "$run/install-python.log"; return 1; }
+    python_setting="\"python.defaultInterpreterPath\": \"$lib_python\","
+  fi
   local trust_setting="\"security.workspace.trust.enabled\": false" trust_flag=--disable-workspace-trust scenarios=""
   if [[ $trust == untrusted ]]; then
     trust_setting="\"security.workspace.trust.enabled\": true, \"security.workspace.trust.startupPrompt\": \"never\""
@@ -228,7 +238,7 @@ vscode_session() {  # vscode_session RUN_DIR trusted|untrusted
     mkdir -p "$ws/.vscode" && printf '{ "pallas.interpreter": "%s" }\n' "$bare" >"$ws/.vscode/settings.json"
   fi
   cat >"$run/data/User/settings.json" <<JSON
-{ $server_setting,
+{ $server_setting, $python_setting
   "pallas.trace.server": "messages", $trust_setting,
   "workbench.startupEditor": "none",
   "telemetry.telemetryLevel": "off", "extensions.autoCheckUpdates": false, "extensions.autoUpdate": false,
@@ -252,6 +262,7 @@ JSON
   if [[ -n $up ]]; then
     CS_URL="http://127.0.0.1:$port/?folder=$ws" SHOTS="$run/shots" NODE_PATH="$PW_NODE_PATH" \
       SETTINGS_FILE="$run/data/User/settings.json" BARE_PYTHON="$bare" SCENARIOS="$scenarios" EXPECT_PYTHON="$PY" \
+      LIBRARY_PYTHON="$lib_python" \
       LOGS_DIR="$run/data/logs" \
       EXPECT_VERSION="$("$PY" -c 'import pallas_lsp; print(pallas_lsp.__version__)')" \
       timeout 400 node "$HERE/vscode/e2e.js"
@@ -271,6 +282,26 @@ JSON
       $(find "$run/data/logs" -type f \( -name 'exthost*.log' -o -iname '*pallas*.log' \) 2>/dev/null)
   fi
   return $rc
+}
+
+# A venv that sees everything $PY sees (pallas_lsp included, through a .pth file) plus the library
+# tests/editors/fixtures/library installed in its site-packages; prints its python.
+library_env() {  # library_env DIR
+  "$PY" -m venv --without-pip "$1" >/dev/null || return 1
+  local site
+  site=$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || return 1
+  "$PY" -c 'import sys; print("\n".join(p for p in sys.path if p))' >"$site/pallas-lsp-env.pth" &&
+    cp -r "$HERE/fixtures/library/." "$site/" && echo "$1/bin/python"
+}
+
+fake_python_vsix() {  # fake_python_vsix FILE: tests/editors/vscode/fake-python as a .vsix
+  "$PY" - "$HERE/vscode/fake-python" "$1" <<'PY'
+import pathlib, sys, zipfile
+src, out = pathlib.Path(sys.argv[1]), sys.argv[2]
+with zipfile.ZipFile(out, "w") as z:
+    for f in sorted(src.iterdir()):
+        z.write(f, f"extension/{f.name}")
+PY
 }
 
 json_argv() {  # json_argv WORD...: the words as a JSON array of strings

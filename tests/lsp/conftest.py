@@ -43,8 +43,8 @@ def neovim_07() -> types.ClientCapabilities:
 
 
 def neovim_011() -> types.ClientCapabilities:
-    """Neovim 0.11: advertises textDocument.diagnostic but not workspace/diagnostic/refresh,
-    so it is pushed to (it would not re-pull after a settings change)."""
+    """Neovim 0.11: advertises textDocument.diagnostic but not workspace/diagnostic/refresh:
+    it pulls, and cannot be asked to re-pull."""
     return copy.deepcopy(client_capabilities("neovim@v0.11.0"))
 
 
@@ -68,8 +68,8 @@ PROFILES = {
     "eglot-1.9": eglot_19,
     "emacs-29": emacs_29,
 }
-PUSH_PROFILES = ["neovim-0.7", "neovim-0.11", "eglot-1.9"]
-PULL_PROFILES = ["vscode"]
+PUSH_PROFILES = ["neovim-0.7", "eglot-1.9"]
+PULL_PROFILES = ["vscode", "neovim-0.11"]
 
 
 def make_client() -> LanguageClient:

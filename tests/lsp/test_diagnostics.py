@@ -83,8 +83,7 @@ async def test_eglot_gets_the_declaration_in_the_message(client, tmp_path):
 @pytest.mark.parametrize("profile", PUSH_PROFILES)
 async def test_push_follows_versions_and_clears_on_close(client, tmp_path, profile):
     result = await start(client, profile)
-    # Not offered to push clients, not even to Neovim 0.11, which could pull but cannot be
-    # asked to re-pull (it would show both, or keep stale results after a settings change).
+    # Not offered to clients that cannot pull.
     assert result.capabilities.diagnostic_provider is None
     uri = doc_uri(tmp_path)
     open_doc(client, uri, BUGGY, version=3)

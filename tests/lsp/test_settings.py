@@ -61,6 +61,20 @@ async def test_pull_client_is_asked_to_refresh(client, tmp_path):
     assert client.diagnostic_refresh_count >= 1
 
 
+async def test_pull_client_without_refresh_support(client, tmp_path):
+    """A client that pulls but cannot be asked to re-pull (Neovim 0.11): answered by pull,
+    never pushed to nor sent a refresh; its next pull sees the new settings."""
+    result = await start(client, "neovim-0.11")
+    assert result.capabilities.diagnostic_provider is not None
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BOTH)
+    assert codes((await pull(client, uri)).items) == ["PAL001", "PAL002", "PAL003"]
+    change_settings(client, {"pallas": {"ignore": ["PAL001"]}})
+    assert codes((await pull(client, uri)).items) == ["PAL002", "PAL003"]
+    assert client.diagnostic_refresh_count == 0
+    assert client.publishes == []
+
+
 async def test_empty_change_notification_reads_workspace_configuration(client, tmp_path):
     """Clients of the pull-configuration model send no settings: the server asks."""
     await start(client, "eglot-1.9")

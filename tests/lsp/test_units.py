@@ -93,12 +93,13 @@ def test_split_plain_is_lsp_line_splitting():
 @pytest.mark.parametrize(("profile", "pull", "related", "doc_link"), [
     ("vscode", True, True, True),
     ("neovim-0.7", False, True, False),
-    ("neovim-0.11", False, True, False),   # pull without refresh: pushed to
+    ("neovim-0.11", True, True, False),    # pull without refresh
     ("eglot-1.9", False, False, False),
 ])
 def test_client_profiles_resolve(profile, pull, related, doc_link):
     f = resolve(PROFILES[profile]())
     assert (f.pull_diagnostics, f.related_information, f.code_description) == (pull, related, doc_link)
+    assert f.diagnostic_refresh == (profile == "vscode")
 
 
 def test_resolve_tolerates_empty_capabilities():
@@ -111,6 +112,16 @@ def test_settings_sections_and_bad_values():
     assert s.select == ("PAL001",) and s.ignore is None and s.log_level == "debug" and not problems
     s, problems = parse_settings({"ignore": ["PAL9", "PAL003"], "interpreter": 5})
     assert s.ignore == ("PAL003",) and s.interpreter is None and len(problems) == 2
+
+
+def test_a_change_without_interpreter_keeps_the_known_one():
+    known, _ = parse_settings({"interpreter": "/env/bin/python"})
+    for raw in ({"pallas": {"interpreter": ""}}, {"interpreter": None}, {"ignore": ["PAL003"]}, None):
+        s, problems = parse_settings(raw, known)
+        assert s.interpreter == "/env/bin/python" and problems == []
+    s, _ = parse_settings({"interpreter": "/other/python"}, known)
+    assert s.interpreter == "/other/python"
+    assert parse_settings({"interpreter": ""})[0].interpreter is None
     s, problems = parse_settings("nonsense")
     assert s == parse_settings(None)[0] and problems
 

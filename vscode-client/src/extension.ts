@@ -5,6 +5,7 @@
 import { ChildProcess, spawn } from "child_process";
 import * as vscode from "vscode";
 import {
+  DidChangeConfigurationNotification,
   DocumentSelector,
   LanguageClient,
   LanguageClientOptions,
@@ -16,7 +17,7 @@ import {
   ErrorHandler,
 } from "vscode-languageclient/node";
 import { onInterpreterChanged, selectedInterpreter } from "./python";
-import { checkServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
+import { checkServerCommand, resolveServerCommand, ServerCommand, serverSettings } from "./serverCommand";
 
 const CLIENT_ID = "pallas"; // also makes the client read `pallas.trace.server`
 const CLIENT_NAME = "Pallas";
@@ -33,6 +34,7 @@ const RESTART_SETTINGS = ["pallas.interpreter", "pallas.server.path"];
 
 class PallasClient implements vscode.Disposable {
   private client: LanguageClient | undefined;
+  private cmd: ServerCommand | undefined; // the command of `client`
   private process: ChildProcess | undefined;
   private wasRunning = false; // the current client reached Running at least once
   private readonly output = vscode.window.createOutputChannel(CLIENT_NAME, { log: true });
@@ -48,6 +50,19 @@ class PallasClient implements vscode.Disposable {
   restart(): Promise<void> {
     this.queue = this.queue.then(() => this.doRestart()).catch((e) => this.output.error(String(e)));
     return this.queue;
+  }
+
+  /** Sends the changed `pallas.*` settings to the running server (with the interpreter it runs with). */
+  sendSettings(): void {
+    const client = this.client;
+    if (!client?.isRunning() || !this.cmd) {
+      return; // a server that is starting reads them in its initializationOptions
+    }
+    const settings = { pallas: currentSettings(this.cmd) };
+    this.output.info(`Settings sent to the server: ${JSON.stringify(settings.pallas)}`);
+    client
+      .sendNotification(DidChangeConfigurationNotification.type, { settings })
+      .catch((e) => this.output.warn(`Sending the settings: ${errorText(e)}`));
   }
 
   showOutput(): void {
@@ -91,6 +106,7 @@ class PallasClient implements vscode.Disposable {
     await this.stop();
     this.setStatus("starting…", vscode.LanguageStatusSeverity.Information, true);
     const cmd = await this.serverCommand();
+    this.cmd = cmd;
     this.output.info(`Server command (${cmd.source}): ${[cmd.command, ...cmd.args].join(" ")}`);
 
     const problem = await checkServerCommand(cmd);
@@ -122,8 +138,7 @@ class PallasClient implements vscode.Disposable {
       documentSelector: DOCUMENT_SELECTOR,
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: () => initializationOptions(cmd),
-      synchronize: { configurationSection: "pallas" },
+      initializationOptions: () => currentSettings(cmd),
       errorHandler: this.errorHandler(stderrTail),
     };
     this.wasRunning = false;
@@ -223,16 +238,17 @@ class PallasClient implements vscode.Disposable {
   }
 }
 
-/** The settings contract's initializationOptions (didChangeConfiguration sends the `pallas` section).
- *  `select` / `ignore` are left out unless the user set them, so that `[tool.pallas-lsp]` applies. */
-function initializationOptions(cmd: ServerCommand) {
+/** The settings for a server started with `cmd`, from the current `pallas.*` configuration. */
+function currentSettings(cmd: ServerCommand) {
   const config = vscode.workspace.getConfiguration("pallas");
-  return {
-    select: config.get<string[] | null>("select") ?? undefined,
-    ignore: config.get<string[] | null>("ignore") ?? undefined,
-    interpreter: cmd.interpreter ?? null,
-    logLevel: config.get<string>("logLevel", "info"),
-  };
+  return serverSettings(
+    {
+      select: config.get<string[] | null>("select"),
+      ignore: config.get<string[] | null>("ignore"),
+      logLevel: config.get<string>("logLevel", "info"),
+    },
+    cmd,
+  );
 }
 
 function errorText(e: unknown): string {
@@ -254,6 +270,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) {
         void p.restart();
+      } else if (e.affectsConfiguration("pallas")) {
+        p.sendSettings();
       }
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => void p.restart()),

@@ -73,6 +73,28 @@ export function resolveServerCommand(
   return { command: "python3", args: ["-m", "pallas_lsp"], interpreter: "python3", source: "default" };
 }
 
+/** The `pallas.*` settings the server reads (the rest choose the command or the trace). */
+export interface PallasSettings {
+  select?: string[] | null;
+  ignore?: string[] | null;
+  logLevel?: string;
+}
+
+/**
+ * The server's settings: sent as `initializationOptions` and, on every change, as the `pallas` section
+ * of `workspace/didChangeConfiguration`. `interpreter` is always the Python the server runs with (the
+ * `pallas.interpreter` setting is empty when the Python extension or `python3` chose it, and it may hold
+ * `~` or `${workspaceFolder}`). `select` / `ignore` are left out unless set, so `[tool.pallas-lsp]` applies.
+ */
+export function serverSettings(settings: PallasSettings, cmd: ServerCommand) {
+  return {
+    select: settings.select ?? undefined,
+    ignore: settings.ignore ?? undefined,
+    interpreter: cmd.interpreter ?? null,
+    logLevel: settings.logLevel ?? "info",
+  };
+}
+
 /** A start problem found before the server is spawned, with the message for the user. */
 export interface StartProblem {
   kind: "not-found" | "not-installed" | "broken";
@@ -115,8 +137,8 @@ export function checkServerCommand(cmd: ServerCommand, timeoutMs = 20000): Promi
           kind: "not-installed",
           message:
             `No module named pallas_lsp in ${interpreter}${version ? ` (Python ${version})` : ""}, chosen by ${cmd.source}. ` +
-            `Install it: \`${interpreter} -m pip install pallas-lsp\` (or \`pip install -e <repo>\` from a checkout) ` +
-            "into that interpreter, or point `pallas.interpreter` at one that has it.",
+            `Install it from a checkout of the pallas-lsp repository: \`${interpreter} -m pip install /path/to/pallas-lsp\` ` +
+            "(or a wheel built from it), or point `pallas.interpreter` at a Python that has it.",
         });
         return;
       }

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test } from "node:test";
-import { checkServerCommand, expandPath, resolveServerCommand } from "../src/serverCommand";
+import { checkServerCommand, expandPath, resolveServerCommand, serverSettings } from "../src/serverCommand";
 
 test("pallas.server.path wins, as an array or a single executable", () => {
   const fromArray = resolveServerCommand(
@@ -41,6 +41,21 @@ test("paths expand ${workspaceFolder}, ${userHome} and a leading ~", () => {
   assert.equal(cmd.command, "/proj/.venv/bin/python");
 });
 
+test("the settings sent to the server always name the interpreter it runs with", () => {
+  // the Python extension chose it: the pallas.interpreter setting is empty
+  const ext = resolveServerCommand({ serverPath: [], interpreter: "" }, "/ext/python");
+  assert.deepEqual(serverSettings({ select: null, ignore: ["PAL003"], logLevel: "debug" }, ext), {
+    select: undefined,
+    ignore: ["PAL003"],
+    interpreter: "/ext/python",
+    logLevel: "debug",
+  });
+  const expanded = resolveServerCommand({ interpreter: "${workspaceFolder}/.venv/bin/python" }, undefined, "/proj");
+  assert.equal(serverSettings({}, expanded).interpreter, "/proj/.venv/bin/python");
+  const exe = resolveServerCommand({ serverPath: "/opt/venv/bin/pallas-lsp" }, undefined);
+  assert.equal(serverSettings({}, exe).interpreter, null); // unknown: the server keeps its own
+});
+
 test("a missing interpreter or server executable is reported as not found", async () => {
   const missing = await checkServerCommand(resolveServerCommand({ interpreter: "/nonexistent/python" }, undefined));
   assert.equal(missing?.kind, "not-found");
@@ -59,7 +74,7 @@ test("an interpreter without pallas_lsp gets the pip install advice; one with it
   const problem = await checkServerCommand(cmd);
   assert.equal(problem?.kind, "not-installed");
   assert.match(problem!.message, /No module named pallas_lsp in .*\(Python 3\.\d+\.\d+\), chosen by pallas.interpreter/);
-  assert.ok(problem!.message.includes(`${python} -m pip install pallas-lsp`), problem!.message);
+  assert.ok(problem!.message.includes(`${python} -m pip install /path/to/pallas-lsp`), problem!.message);
 
   // the same interpreter once a pallas_lsp package is importable
   const pkgDir = fs.mkdtempSync(path.join(os.tmpdir(), "pallas-pkg-"));

@@ -13,10 +13,12 @@ from lsprotocol import types
 
 @dataclass(frozen=True)
 class ClientFeatures:
-    # textDocument/diagnostic, used only with workspace/diagnostic/refresh: a pull client
-    # that cannot be asked to re-pull (Neovim 0.10/0.11) would keep showing diagnostics
-    # after a settings or project change until the next edit, so it is pushed to instead.
+    # textDocument/diagnostic: such a client is answered by pull and never pushed to (it
+    # would show both); the others are pushed to.
     pull_diagnostics: bool = False
+    # workspace/diagnostic/refresh: a pull client is asked to re-pull after a settings or
+    # project change.  One without it (Neovim 0.10/0.11) re-pulls on its next edit.
+    diagnostic_refresh: bool = False
     related_information: bool = False       # Diagnostic.relatedInformation is shown
     code_description: bool = False         # Diagnostic.codeDescription (rule doc link)
     document_changes: bool = False          # WorkspaceEdit.documentChanges (versioned edits)
@@ -45,8 +47,8 @@ def resolve(caps: types.ClientCapabilities | None) -> ClientFeatures:
         return bool(_get(push, name) or (pull is not None and _get(pull, name)))
 
     return ClientFeatures(
-        pull_diagnostics=pull is not None and bool(
-            _get(caps, "workspace", "diagnostics", "refresh_support")),
+        pull_diagnostics=pull is not None,
+        diagnostic_refresh=bool(_get(caps, "workspace", "diagnostics", "refresh_support")),
         related_information=either("related_information"),
         code_description=either("code_description_support"),
         document_changes=bool(_get(caps, "workspace", "workspace_edit", "document_changes")),

@@ -87,7 +87,8 @@ class PositionConverter:
 # Where a span of the analysed text is shown: (uri, lines of that document, local span).
 # Text documents map to themselves (lines None when the text is ASCII); notebooks map to
 # the cell holding the span.
-Locator = Callable[[Span], "tuple[str, Sequence[str], Span] | None"]
+Placed = tuple[str, Sequence[str] | None, Span]
+Locator = Callable[[Span], Placed | None]
 
 
 def _place(line: int, path: str | None) -> str:
@@ -104,7 +105,7 @@ class DiagnosticFactory:
         self.features = features
         self.converter = converter
         self.unstructure = unstructure
-        self._cache: dict = {}
+        self._cache: dict[object, tuple[types.Diagnostic, dict]] = {}
 
     @staticmethod
     def _key(finding: Finding, lines: Sequence[str] | None):
@@ -127,13 +128,18 @@ class DiagnosticFactory:
         every encoding.
         """
         lines = None if text.isascii() else split_plain(text)
-        old, new = self._cache, {}
+        old = self._cache
+        new: dict[object, tuple[types.Diagnostic, dict]] = {}
         out = []
+
+        def locate(s: Span) -> Placed:
+            return uri, lines, s
+
         for f in findings:
             key = self._key(f, lines)
             entry = old.get(key) or new.get(key)
             if entry is None:
-                diag = self.build(f, lambda s: (uri, lines, s), doc_path)
+                diag = self.build_placed(f, locate, locate(f.span), doc_path)
                 entry = (diag, self.unstructure(diag))
             new[key] = entry
             out.append(entry)
@@ -152,6 +158,11 @@ class DiagnosticFactory:
         placed = locate(f.span)
         if placed is None:
             return None
+        return self.build_placed(f, locate, placed, doc_path, message)
+
+    def build_placed(self, f: Finding, locate: Locator, placed: Placed, doc_path: str | None,
+                     message: str | None = None) -> types.Diagnostic:
+        """The diagnostic of `f`, whose span `locate` placed at `placed`."""
         _, lines, span = placed
         rule = RULES.get(f.code)
         message = message if message is not None else f.message

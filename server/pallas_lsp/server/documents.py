@@ -293,7 +293,7 @@ class DocumentStore:
         try:
             findings = [f for f in findings if snap.selection.wants(f.code)]
             if snap.notebook is not None:
-                result = self._notebook_result(doc, snap, findings)
+                result = self._notebook_result(doc, snap, snap.notebook, findings)
             else:
                 built = doc.factory.build_all(findings, doc.uri, text, doc.path)
                 result = Result(snap.generation, snap.version, text, tuple(findings),
@@ -309,13 +309,16 @@ class DocumentStore:
                   stats.get("blocks", 0))
         return result
 
-    def _notebook_result(self, doc: Document, snap: Snapshot, findings) -> Result:
-        nb = snap.notebook
+    def _notebook_result(self, doc: Document, snap: Snapshot, nb: NotebookText,
+                         findings) -> Result:
         entries: dict[str, list] = {c.uri: [] for c in nb.cells}
         for f in findings:
-            d = doc.factory.build(f, nb.locate, None, message=notebook_message(f.message, nb))
-            if d is not None:
-                entries[nb.locate(f.span)[0]].append((f, d, doc.factory.unstructure(d)))
+            placed = nb.locate(f.span)
+            if placed is None:      # across cells: not shown
+                continue
+            d = doc.factory.build_placed(f, nb.locate, placed, None,
+                                         message=notebook_message(f.message, nb))
+            entries[placed[0]].append((f, d, doc.factory.unstructure(d)))
         return Result(snap.generation, snap.version, snap.text, tuple(findings), entries,
                       {c.uri: c.version for c in nb.cells}, nb)
 

@@ -12,6 +12,7 @@ import logging
 import threading
 
 from lsprotocol import types
+from pygls.lsp.server import LanguageServer
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _TYPES = [
@@ -25,7 +26,7 @@ _TYPES = [
 class ClientLogHandler(logging.Handler):
     """Forwards log records to the client once the server knows its event loop."""
 
-    def __init__(self, server):
+    def __init__(self, server: LanguageServer) -> None:
         super().__init__(logging.INFO)
         self.server = server
         self.loop: asyncio.AbstractEventLoop | None = None

@@ -2,8 +2,7 @@
 
 Each handler is thin: it updates state and defers to `documents` (scheduling and
 publishing), `diagnostics` (conversion), `code_actions` and `notebooks`.  Diagnostics are
-pulled (`textDocument/diagnostic`) by clients that advertise it together with
-`workspace/diagnostic/refresh`, and pushed to the others.
+pulled (`textDocument/diagnostic`) by clients that advertise it, and pushed to the others.
 """
 
 from __future__ import annotations
@@ -67,6 +66,13 @@ class PallasLanguageServer(LanguageServer):
         self._told: set[str] = set()
 
     # -- helpers -----------------------------------------------------------------------
+    @property
+    def documents(self) -> DocumentStore:
+        """The open documents (made at `initialize`)."""
+        if self.store is None:
+            raise RuntimeError("a document message came before initialize")
+        return self.store
+
     def report_server_error(self, error, source) -> None:
         """Log protocol-level errors (window/logMessage + log file) instead of pop-ups."""
         log.error("%s: %s", getattr(source, "__name__", source), error)
@@ -84,13 +90,13 @@ class PallasLanguageServer(LanguageServer):
 
     def publish(self, uri: str, diagnostics: list[dict], version: int | None) -> None:
         """Push JSON-ready diagnostics (see `wire`)."""
-        params = {"uri": uri, "diagnostics": diagnostics}
+        params: dict[str, object] = {"uri": uri, "diagnostics": diagnostics}
         if version is not None:
             params["version"] = version
         self.protocol.notify(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, wire.Prebuilt(params))
 
     def apply_settings(self, raw) -> None:
-        self.settings, problems = parse_settings(raw)
+        self.settings, problems = parse_settings(raw, self.settings)
         for p in problems:
             log.warning("settings: %s", p)
         if self.project_workspace is not None and self.store is not None:
@@ -115,7 +121,7 @@ class PallasLanguageServer(LanguageServer):
         if self.store is None:
             return
         self.store.touch_all()
-        if self.features.pull_diagnostics:
+        if self.features.pull_diagnostics and self.features.diagnostic_refresh:
             self.workspace_diagnostic_refresh(None)
 
 
@@ -179,14 +185,14 @@ def did_open(ls: PallasLanguageServer, params: types.DidOpenTextDocumentParams) 
     if not _is_python(item):
         log.debug("not a Python document, not analysed: %s (%s)", item.uri, item.language_id)
         return
-    ls.store.open(item.uri)
+    ls.documents.open(item.uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: PallasLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
-    doc = ls.store.docs.get(params.text_document.uri)
+    doc = ls.documents.docs.get(params.text_document.uri)
     if doc is not None:
-        ls.store.touch(doc)
+        ls.documents.touch(doc)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -197,20 +203,20 @@ def did_save(ls: PallasLanguageServer, params: types.DidSaveTextDocumentParams) 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: PallasLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
-    ls.store.close(params.text_document.uri)
+    ls.documents.close(params.text_document.uri)
 
 
 # -- notebooks ---------------------------------------------------------------------------
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
 def notebook_open(ls: PallasLanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
-    ls.store.open(params.notebook_document.uri, is_notebook=True)
+    ls.documents.open(params.notebook_document.uri, is_notebook=True)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
 def notebook_change(ls: PallasLanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
-    doc = ls.store.docs.get(params.notebook_document.uri)
+    doc = ls.documents.docs.get(params.notebook_document.uri)
     if doc is not None:
-        ls.store.touch(doc)
+        ls.documents.touch(doc)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
@@ -220,7 +226,7 @@ def notebook_save(ls: PallasLanguageServer, params: types.DidSaveNotebookDocumen
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
 def notebook_close(ls: PallasLanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
-    ls.store.close(params.notebook_document.uri)
+    ls.documents.close(params.notebook_document.uri)
 
 
 # -- diagnostics (pull) and code actions --------------------------------------------------
@@ -231,8 +237,9 @@ DIAGNOSTIC_OPTIONS = types.DiagnosticOptions(
 async def document_diagnostic(ls: PallasLanguageServer, params: types.DocumentDiagnosticParams):
     """textDocument/diagnostic (registered at initialize for pull clients)."""
     uri = params.text_document.uri
-    doc = ls.store.get(uri) if ls.store else None
-    result = await ls.store.current(doc) if doc is not None else None
+    store = ls.documents
+    doc = store.get(uri)
+    result = await store.current(doc) if doc is not None else None
     if result is None or uri not in result.entries:
         if doc is None:
             log.debug("diagnostics asked for a document that is not open: %s", uri)
@@ -250,11 +257,11 @@ async def document_diagnostic(ls: PallasLanguageServer, params: types.DocumentDi
 )
 async def code_action(ls: PallasLanguageServer, params: types.CodeActionParams):
     uri = params.text_document.uri
-    doc = ls.store.get(uri) if ls.store else None
+    doc = ls.documents.get(uri)
     if doc is None:
         log.debug("code actions asked for a document that is not open: %s", uri)
         return []
-    result = await ls.store.current(doc)
+    result = await ls.documents.current(doc)
     if result is None:
         return []
     try:
@@ -267,11 +274,11 @@ async def code_action(ls: PallasLanguageServer, params: types.CodeActionParams):
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def hover(ls: PallasLanguageServer, params: types.HoverParams):
     uri = params.text_document.uri
-    doc = ls.store.get(uri) if ls.store else None
+    doc = ls.documents.get(uri)
     if doc is None:
         return None
     try:
-        return await semaphore_hover(ls.store, doc, uri, params.position, ls.converter())
+        return await semaphore_hover(ls.documents, doc, uri, params.position, ls.converter())
     except Exception:
         log.exception("hover for %s failed", uri)
         return None
@@ -304,7 +311,7 @@ def did_change_workspace_folders(ls: PallasLanguageServer,
         ws.roots = [os.path.abspath(r) for r in roots]
         ws.invalidate(None)
 
-    ls.store.on_worker(reroot, ls.project_workspace)
+    ls.documents.on_worker(reroot, ls.project_workspace)
     ls.recheck_all()
 
 
@@ -322,15 +329,18 @@ def did_change_watched_files(ls: PallasLanguageServer,
 
 def run_server(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -> None:
     """Serve LSP over stdio, or over TCP when `tcp` is "HOST:PORT"."""
-    host = port = None
-    if tcp:
-        host, sep, port_text = tcp.rpartition(":")
-        if not sep or not port_text.isdigit():
-            raise ValueError(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), got {tcp!r}")
-        host, port = host.strip("[]") or "127.0.0.1", int(port_text)
+    address = _tcp_address(tcp) if tcp else None
     server.file_log_level = logs.configure(log_file, verbose)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    if tcp:
-        server.start_tcp(host, port)
+    if address is not None:
+        server.start_tcp(*address)
     else:
         transport.serve_stdio(server)
+
+
+def _tcp_address(tcp: str) -> tuple[str, int]:
+    """(host, port) from "HOST:PORT" ("[::1]:2087" for IPv6; an empty host is 127.0.0.1)."""
+    host, sep, port_text = tcp.rpartition(":")
+    if not sep or not port_text.isdigit():
+        raise ValueError(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), got {tcp!r}")
+    return host.strip("[]") or "127.0.0.1", int(port_text)

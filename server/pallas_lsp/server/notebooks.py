@@ -13,6 +13,7 @@ import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -77,11 +78,21 @@ class NotebookText:
         return cell.uri, cell.lines, span.shifted(-cell.start)
 
 
+class CellDocument(Protocol):
+    """What is read of a cell's document (a pygls `TextDocument`)."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def version(self) -> int | None: ...
+
+
 def join_cells(notebook: types.NotebookDocument,
-               documents: Mapping[str, object]) -> NotebookText:
-    """Join the code cells of `notebook`; `documents` maps cell URIs to pygls documents
-    (anything with `.source` and `.version`; keys unquoted, as pygls keeps them).  Markdown cells and cells without a
-    document are skipped."""
+               documents: Mapping[str, CellDocument]) -> NotebookText:
+    """Join the code cells of `notebook`; `documents` maps cell URIs (unquoted, as pygls
+    keeps them) to their documents.  Markdown cells and cells without a document are
+    skipped."""
     cells = []
     parts: list[str] = []
     start = 0

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -68,12 +69,13 @@ def apply_change(source: str, change, converter: PositionConverter,
 
 
 class PallasProtocol(LanguageServerProtocol):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         # URI -> (text, (line, start offset of that line)) from the last change.
         self._hints: dict[str, tuple[str, tuple[int, int]]] = {}
 
-    def get_message_type(self, method: str):
+    # pygls declares it with @lru_cache, a wrapper type a plain method cannot match
+    def get_message_type(self, method: str) -> type[Any] | None:  # type: ignore[override]
         # publishDiagnostics is only ever sent, with prebuilt params (see `wire`): send it
         # as a plain notification so its params are not re-serialised field by field.
         if method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:

@@ -6,7 +6,10 @@ Contract shared with the editor clients:
      "logLevel": "error" | "warning" | "info" | "debug"}
 
 `workspace/didChangeConfiguration` sends the same keys either under a `"pallas"` section
-(what VS Code sends) or flat.  Client settings win over `[tool.pallas-lsp]` in
+(what VS Code sends) or flat.  Each message replaces the settings, except `interpreter`:
+one that names none (absent, null or "") keeps the interpreter already known, so that a
+client that sends it only at start, or an editor's empty default, does not switch the
+environment back to the server's own.  Client settings win over `[tool.pallas-lsp]` in
 pyproject.toml, which is read per document folder through `pallas_lsp.config`.
 """
 
@@ -70,20 +73,25 @@ def _codes(value, key: str, problems: list[str]) -> tuple[str, ...] | None:
     return out or None
 
 
-def parse_settings(raw) -> tuple[Settings, list[str]]:
+def parse_settings(raw, previous: Settings | None = None) -> tuple[Settings, list[str]]:
     """Settings from a client payload, plus human-readable problems (bad values fall back
-    to their defaults; nothing here raises)."""
+    to their defaults; nothing here raises).  `previous`: the settings in force, whose
+    interpreter is kept when the payload names none."""
     problems: list[str] = []
+    kept = previous.interpreter if previous is not None else None
     if raw is None:
-        return Settings(), problems
+        return Settings(interpreter=kept), problems
     if not isinstance(raw, dict):
-        return Settings(), [f"settings must be an object, got {type(raw).__name__}; using defaults"]
+        return Settings(interpreter=kept), [
+            f"settings must be an object, got {type(raw).__name__}; using defaults"]
     if isinstance(raw.get(SECTION), dict):
         raw = raw[SECTION]
     select = _codes(raw.get("select"), "select", problems)
     ignore = _codes(raw.get("ignore"), "ignore", problems)
     interpreter = raw.get("interpreter")
-    if interpreter is not None and not (isinstance(interpreter, str) and interpreter.strip()):
+    if isinstance(interpreter, str):
+        interpreter = interpreter.strip() or None
+    elif interpreter is not None:
         problems.append("`interpreter` must be a path string or null; ignored")
         interpreter = None
     level = raw.get("logLevel", "info")
@@ -93,7 +101,7 @@ def parse_settings(raw) -> tuple[Settings, list[str]]:
     return Settings(
         select=select,
         ignore=ignore,
-        interpreter=interpreter,
+        interpreter=interpreter or kept,
         log_level=level.lower(),
     ), problems
 
@@ -108,13 +116,15 @@ class Selection:
     problems: tuple[str, ...] = field(default=())
 
     def wants(self, code: str) -> bool:
-        return not self.excluded and selected(code, self.select or None, self.ignore or None)
+        select = list(self.select) if self.select else None
+        ignore = list(self.ignore) if self.ignore else None
+        return not self.excluded and selected(code, select, ignore)
 
 
 class ProjectConfigs:
     """`pallas_lsp.config.load_config` per folder, cached until a pyproject.toml changes."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._by_folder: dict[str, tuple[Config, tuple[str, ...]]] = {}
 
     def clear(self) -> None:
@@ -141,6 +151,6 @@ class ProjectConfigs:
         config, problems = self.lookup(path)
         select = settings.select if settings.select is not None else config.select
         ignore = settings.ignore if settings.ignore is not None else config.ignore
-        excluded = bool(path) and config.is_excluded(path)
+        excluded = config.is_excluded(path) if path else False
         return Selection(select=select or None, ignore=tuple(ignore or ()),
                          excluded=excluded, problems=problems)

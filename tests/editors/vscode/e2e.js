@@ -7,7 +7,9 @@
 // `sems.at[slot]`, diagnostic cleared; kernel_guard.py -> assertion-guard fix -> guard line;
 // kernel_notebook.ipynb -> the diagnostic on the kernel cell (the semaphore is declared in a later cell);
 // the language status shows the server version; switching `pallas.interpreter` to a Python without
-// pallas-lsp restarts the server and shows how to install it; switching back brings the server back.
+// pallas-lsp restarts the server and shows how to install it; switching back brings the server back;
+// with `pallas.interpreter` unset the server runs with the Python extension's interpreter (a stand-in,
+// LIBRARY_PYTHON), whose installed library still resolves after another `pallas.*` setting changes.
 const fs = require("fs");
 const path = require("path");
 const { chromium } = require("playwright-core");
@@ -233,34 +235,56 @@ function readSettings() {
   }
 }
 
-/** Sets `pallas.interpreter` the way a user does: in the Settings editor. */
-async function setInterpreter(page, value) {
-  await page.keyboard.press("Control+,");
-  await page.waitForSelector(".settings-editor", { timeout: 15000 });
+/** The Settings editor, searched for `key`; the setting's row. */
+async function findSetting(page, key) {
+  if (!(await page.locator(".settings-editor").first().isVisible())) {
+    await page.keyboard.press("Control+,");
+    await page.waitForSelector(".settings-editor", { timeout: 15000 });
+  }
   await page.locator(".settings-editor .suggest-input-container").first().click();
   await page.keyboard.press("Control+A");
-  await page.keyboard.type("pallas.interpreter", { delay: 10 });
-  const input = page.locator('.settings-editor [data-key="pallas.interpreter"] .setting-item-control input').first();
-  await input.waitFor({ timeout: 15000 });
-  await input.fill(value);
-  await input.press("Tab");
-  // the Settings editor writes settings.json; wait until it holds the value
-  const deadline = Date.now() + 10000;
-  const current = () => readSettings()["pallas.interpreter"];
-  while (current() !== value && Date.now() < deadline) await page.waitForTimeout(100);
-  if (current() !== value) throw new Error(`settings.json does not hold pallas.interpreter = ${value}`);
-  log(`pallas.interpreter set to ${value} in the Settings editor`);
+  await page.keyboard.type(key, { delay: 10 });
+  const row = page.locator(`.settings-editor [data-key="${key}"]`).first();
+  await row.waitFor({ timeout: 15000 });
+  return row;
 }
 
-/** How many times the extension has started a server (lines in its "Pallas" output channel log). */
-function serverStarts() {
+/** Waits until settings.json holds `value` for `key` (the Settings editor writes it; "" may be
+ * written as the key's removal, the default). */
+async function waitForSetting(page, key, value) {
+  const current = () => JSON.stringify(readSettings()[key] ?? (value === "" ? "" : undefined));
+  const deadline = Date.now() + 10000;
+  while (current() !== JSON.stringify(value) && Date.now() < deadline) await page.waitForTimeout(100);
+  if (current() !== JSON.stringify(value)) throw new Error(`settings.json does not hold ${key} = ${JSON.stringify(value)}`);
+  log(`${key} set to ${JSON.stringify(value)} in the Settings editor`);
+}
+
+/** Sets `pallas.interpreter` the way a user does: in the Settings editor. */
+async function setInterpreter(page, value) {
+  const input = (await findSetting(page, "pallas.interpreter")).locator(".setting-item-control input").first();
+  await input.fill(value);
+  await input.press("Tab");
+  await waitForSetting(page, "pallas.interpreter", value);
+}
+
+/** Chooses `value` for the enum setting `key` in the Settings editor. */
+async function setEnum(page, key, value) {
+  await (await findSetting(page, key)).locator(".setting-item-control select").first().selectOption(value);
+  await waitForSetting(page, key, value);
+}
+
+/** The text of the extension's "Pallas" output channel logs. */
+function pallasLogs() {
   const find = (dir) =>
     fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? find(path.join(dir, e.name)) : e.name === "Pallas.log" ? [path.join(dir, e.name)] : [],
     );
-  return find(process.env.LOGS_DIR)
-    .map((f) => fs.readFileSync(f, "utf8").split("\n").filter((l) => l.includes("Server command (")).length)
-    .reduce((a, b) => a + b, 0);
+  return find(process.env.LOGS_DIR).map((f) => fs.readFileSync(f, "utf8")).join("\n");
+}
+
+/** How many times the extension has started a server. */
+function serverStarts() {
+  return pallasLogs().split("\n").filter((l) => l.includes("Server command (")).length;
 }
 
 async function scenarioStatusAndRestart(page) {
@@ -294,6 +318,7 @@ async function scenarioStatusAndRestart(page) {
   if (!message.includes("pip install") || !message.includes(process.env.BARE_PYTHON)) {
     throw new Error("the error does not say how to install pallas-lsp into that interpreter");
   }
+  await page.waitForTimeout(800); // let the notification finish sliding in
   await page.screenshot({ path: `${SHOTS}/vscode-missing-server.png` });
   // back to the good interpreter: the server comes back
   await setInterpreter(page, original);
@@ -301,6 +326,49 @@ async function scenarioStatusAndRestart(page) {
   await openFile(page, "kernel_index.py");
   await expectServerStatus(page, process.env.EXPECT_VERSION);
   await page.keyboard.press("Escape");
+}
+
+async function scenarioLibrary(page) {
+  // pallas.interpreter emptied: the server runs with the Python extension's interpreter, which has
+  // the library that declares kernel_library.py's semaphore array installed
+  const python = process.env.LIBRARY_PYTHON;
+  const before = serverStarts();
+  await setInterpreter(page, "");
+  const deadline = Date.now() + 20000;
+  while (serverStarts() <= before && Date.now() < deadline) await page.waitForTimeout(200);
+  if (serverStarts() <= before) throw new Error("emptying pallas.interpreter did not restart the server");
+  await page.keyboard.press("Control+W"); // close the Settings editor
+  await openFile(page, "kernel_library.py");
+  const status = await expectServerStatus(page, process.env.EXPECT_VERSION);
+  await page.keyboard.press("Escape");
+  if (!status.includes(`running with ${python}`)) throw new Error(`the server does not run with ${python}`);
+  const error = page.locator(".part.editor .monaco-editor .squiggly-error");
+  const warning = page.locator(".part.editor .monaco-editor .squiggly-warning");
+  await error.first().waitFor({ timeout: 60000 });
+  await warning.first().waitFor({ timeout: 20000 });
+  log("PAL001 (its array comes from the installed library) and PAL003 shown");
+
+  // another pallas.* setting changes (logLevel: debug, so the server logs each check): the server
+  // checks kernel_library.py again, and still finds both, PAL001 included
+  const checks = () => pallasLogs().split("\n").filter((l) => /kernel_library\.py v\d+: \d+ findings/.test(l));
+  const seen = checks().length;
+  await setEnum(page, "pallas.logLevel", "debug");
+  await page.keyboard.press("Control+W");
+  const until = Date.now() + 20000;
+  while (checks().length <= seen && Date.now() < until) await page.waitForTimeout(200);
+  const check = checks()[seen];
+  if (!check) throw new Error("the server did not check kernel_library.py again after the settings change");
+  log("server after the change:", check.slice(check.indexOf("kernel_library.py")));
+  if (!/ 2 findings/.test(check)) throw new Error("after the settings change PAL001, which needs the installed library, is gone");
+  const sent = pallasLogs().split("\n").filter((l) => l.includes("Settings sent to the server:"));
+  log("the extension's log:", sent.at(-1));
+  if (!sent.some((l) => l.includes(`"interpreter":${JSON.stringify(python)}`))) {
+    throw new Error(`the settings sent to the server do not name the interpreter ${python}`);
+  }
+  await openFile(page, "kernel_library.py");
+  await page.waitForTimeout(1000); // the client pulls the new result
+  if ((await error.count()) !== 1) throw new Error("the PAL001 squiggle is gone after the settings change");
+  await page.screenshot({ path: `${SHOTS}/vscode-installed-library.png` });
 }
 
 async function scenarioUntrusted(page) {
@@ -338,10 +406,14 @@ async function scenarioUntrusted(page) {
     ["assertion guard", scenarioGuardFix],
     ["notebook", scenarioNotebook],
     ["status and restart", scenarioStatusAndRestart],
+    ["installed library", scenarioLibrary],
     ["untrusted", scenarioUntrusted],
   ];
   // SCENARIOS=a,b runs those; by default all but "untrusted" (it needs a session without trust)
-  const only = process.env.SCENARIOS ? process.env.SCENARIOS.split(",") : phases.map((p) => p[0]).filter((n) => n !== "untrusted");
+  // ("installed library" needs LIBRARY_PYTHON)
+  const only = process.env.SCENARIOS
+    ? process.env.SCENARIOS.split(",")
+    : phases.map((p) => p[0]).filter((n) => n !== "untrusted" && (n !== "installed library" || process.env.LIBRARY_PYTHON));
   try {
     await page.goto(URL);
     await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
