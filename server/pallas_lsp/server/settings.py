@@ -3,7 +3,7 @@
 Contract shared with the editor clients:
 
     {"select": [codes or prefixes], "ignore": [...], "interpreter": "/path/python" | null,
-     "logLevel": "error" | "warning" | "info" | "debug"}
+     "logLevel": "error" | "warning" | "info" | "debug", "inlayHints": false}
 
 `workspace/didChangeConfiguration` sends the same keys either under a `"pallas"` section
 (what VS Code sends) or flat.  Each message replaces the settings, except `interpreter`:
@@ -47,6 +47,7 @@ class Settings:
     ignore: tuple[str, ...] | None = None
     interpreter: str | None = None
     log_level: str = "info"
+    inlay_hints: bool = False   # after each kernel parameter, what Pallas binds to it
 
     @property
     def log_level_number(self) -> int:
@@ -98,11 +99,16 @@ def parse_settings(raw, previous: Settings | None = None) -> tuple[Settings, lis
     if not isinstance(level, str) or level.lower() not in LOG_LEVELS:
         problems.append(f"`logLevel` must be one of {', '.join(LOG_LEVELS)}; using info")
         level = "info"
+    hints = raw.get("inlayHints", False)
+    if not isinstance(hints, bool):
+        problems.append("`inlayHints` must be true or false; using false")
+        hints = False
     return Settings(
         select=select,
         ignore=ignore,
         interpreter=interpreter or kept,
         log_level=level.lower(),
+        inlay_hints=hints,
     ), problems
 
 
