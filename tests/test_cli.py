@@ -488,3 +488,34 @@ def test_folders_that_cannot_be_listed_are_reported(tmp_path, monkeypatch, capsy
 
     assert main(["check", "-j", "1", str(tmp_path)]) == 1
     assert "locked: error: cannot list folder: Permission denied" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------
+# speed
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_every_file_of_the_repository_is_checked_in_bounded_time():
+    """At most 1 s per 1,000 lines (+ 1 s of slack for a loaded machine) per file, each
+    with a fresh workspace and the repository's source folders as roots (as
+    `pallas-lsp check tests server` from the repository root gives)."""
+    import time
+
+    from pallas_lsp import cli
+
+    roots = (str(REPO), str(REPO / "server"))
+    slow = []
+    for folder in ("tests/corpus", "examples", "server"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            cli._workspaces.clear()
+            task = cli.Task(str(path), None, (), False, roots=roots)
+            start = time.perf_counter()
+            result = cli.check_file(task)
+            elapsed = time.perf_counter() - start
+            lines = path.read_bytes().count(b"\n")
+            assert result.error is None, (path, result.error)
+            if elapsed > 1.0 + lines / 1000:
+                slow.append((str(path.relative_to(REPO)), lines, round(elapsed, 2)))
+    assert slow == []

@@ -58,6 +58,9 @@ MAX_UNROLL_NESTING = 2
 MAX_LOOP_ROUNDS = 3
 MAX_RANGE_UNROLL = 8
 STEP_BUDGET = 150_000
+# Steps an entry may spend in other modules' functions (helpers are small; a call into a
+# large library, such as a test calling the analysis itself, would use the whole budget).
+FOREIGN_STEP_BUDGET = 20_000
 
 
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
@@ -65,6 +68,10 @@ _LIST_METHODS = frozenset({"append", "extend", "insert"})
 
 class Budget(Exception):
     """The entry used up its step budget: findings so far stand, the rest is unknown."""
+
+
+class ForeignBudget(Exception):
+    """Other modules' functions used up their steps: the pending call's value is unknown."""
 
 
 class _Star:
@@ -134,6 +141,9 @@ class Context:
         self.silent = silent        # evaluating a global's value: no findings, no kernels
         self.findings = []
         self.steps = 0
+        self.limit = STEP_BUDGET    # lower while in another module's function
+        self.foreign_steps = 0      # steps spent in other modules' functions
+        self.in_foreign = False
         self.active = []            # (function node, argument signature) on the call stack
         self.memo = {}              # top-level function calls already analysed
         self.unrolling = 0          # nesting of unrolled loops
@@ -147,8 +157,8 @@ class Context:
 
     def tick(self):
         self.steps += 1
-        if self.steps > STEP_BUDGET:
-            raise Budget()
+        if self.steps > self.limit:
+            raise Budget() if self.steps > STEP_BUDGET else ForeignBudget()
 
 
 class Interpreter:
@@ -935,9 +945,27 @@ class Interpreter:
             if isinstance(v, (Func, Partial)):
                 self.call(v, [STAR], _ANY_KWARGS, None, frame, helper=False)
 
-    def call_function(self, func, args, kwargs, node, frame, helper=True, loop_body=False):
-        func.analysed = True
+    def call_foreign(self, func, args, kwargs, node, frame, helper, loop_body):
+        """Call another module's function from the entry's module, within what is left
+        of FOREIGN_STEP_BUDGET; past it, the call's value is unknown."""
         ctx = self.ctx
+        left = FOREIGN_STEP_BUDGET - ctx.foreign_steps
+        if left <= 0:
+            return UNKNOWN
+        start, ctx.limit, ctx.in_foreign = ctx.steps, min(STEP_BUDGET, ctx.steps + left), True
+        try:
+            return self.call_function(func, args, kwargs, node, frame, helper, loop_body)
+        except ForeignBudget:
+            return UNKNOWN
+        finally:
+            ctx.foreign_steps += ctx.steps - start
+            ctx.limit, ctx.in_foreign = STEP_BUDGET, False
+
+    def call_function(self, func, args, kwargs, node, frame, helper=True, loop_body=False):
+        ctx = self.ctx
+        if func.path is not None and frame.path is None and not ctx.in_foreign:
+            return self.call_foreign(func, args, kwargs, node, frame, helper, loop_body)
+        func.analysed = True
         if func.node is None and _resolve_lazy(func) is None:  # a top-level def parsed on first call
             return UNKNOWN
         if frame.depth >= MAX_DEPTH:
@@ -1537,17 +1565,32 @@ def _nonlocal_names(fnode, func_block_text=None) -> frozenset:
 _NONLOCALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _holds_sem(value, depth=0):
+def _holds_sem(value, depth=0, clean=None):
+    """Whether `value` holds a semaphore within 6 levels of containers.
+
+    `clean` (id -> depth) remembers the containers found to hold none from a depth: values
+    share parts, and without it a search could visit the same parts exponentially often.
+    The caller keeps the values alive while it uses one `clean` for several searches.
+    """
     if isinstance(value, Sem):
         return True
     if depth > 6:
         return False
     if isinstance(value, (Seq, SeqTail)):
-        return any(_holds_sem(v, depth + 1) for v in value.items)
-    if isinstance(value, Mapping):
-        return any(_holds_sem(v, depth + 1) for v in value.items.values())
-    if isinstance(value, Instance):
-        return any(_holds_sem(v, depth + 1) for v in value.fields.values())
+        items = value.items
+    elif isinstance(value, Mapping):
+        items = value.items.values()
+    elif isinstance(value, Instance):
+        items = value.fields.values()
+    else:
+        return False
+    if clean is None:
+        clean = {}
+    elif clean.get(id(value), depth + 1) <= depth:
+        return False
+    if any(_holds_sem(v, depth + 1, clean) for v in items):
+        return True
+    clean[id(value)] = depth
     return False
 
 
@@ -1640,9 +1683,10 @@ def _same(a, b, depth=0):
 
 def _semaphores_changed(a, b):
     """Whether a loop round changed a value that holds semaphores (worth another round)."""
+    clean: dict = {}
     for k, v in b.items():
         old = a.get(k, UNKNOWN)
-        if (_holds_sem(v) or _holds_sem(old)) and not _same(old, v):
+        if (_holds_sem(v, 0, clean) or _holds_sem(old, 0, clean)) and not _same(old, v):
             return True
     return False
 
