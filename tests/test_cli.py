@@ -128,7 +128,15 @@ def test_sarif_structure(tmp_path):
     "args, message",
     [
         (["check", "missing.py"], "missing.py: no such file or directory"),
-        (["check"], "the following arguments are required: PATH"),
+        (["check", "--per-file-ignores", "tests", "k.py"], "expected GLOB:CODES"),
+        (["check", "--per-file-ignores", "tests/*:PAL9", "k.py"], "unknown rule code or prefix: PAL9"),
+        (["check", "--extend-select", "X1", "k.py"], "--extend-select: unknown rule code"),
+        (["check", "--unsafe-fixes", "k.py"], "--unsafe-fixes needs --fix or --diff"),
+        (["check", "-q", "-s", "k.py"], "not allowed with argument"),
+        (["check", "--color", "sometimes", "k.py"], "invalid choice: 'sometimes'"),
+        (["check", "-o", "no/such/dir/out.txt", "k.py"], "--output-file: no/such/dir/out.txt"),
+        (["rule", "PAL999"], "unknown rule 'PAL999'"),
+        (["rule"], "one of the arguments CODE --all is required"),
         (["check", "--format", "xml", "k.py"], "invalid choice: 'xml'"),
         (["check", "--select", "PAL9,E501", "k.py"], "--select: unknown rule code or prefix: PAL9, E501"),
         (["check", "--ignore", "X", "k.py"], "--ignore: unknown rule code or prefix: X"),
@@ -205,9 +213,11 @@ def test_folders_are_walked_skipping_tool_folders_and_excludes(tmp_path):
     r = run_cli("check", ".", cwd=tmp_path)
     assert (r.returncode, r.stderr) == (0, "")
     assert r.stdout == "All checks passed (3 files checked).\n"
-    # a file named on the command line is checked even when excluded or not *.py
+    # a file named on the command line is checked even when excluded, but not a non-Python one
     r = run_cli("check", "pkg/msg_pb2.py", "notes.txt", "a.py", "./a.py", cwd=tmp_path)
-    assert r.stdout == "All checks passed (3 files checked).\n"
+    assert (r.returncode, r.stdout) == (0, "All checks passed (2 files checked).\n")
+    assert r.stderr == ("pallas-lsp check: warning: notes.txt: not a Python file "
+                        "(*.py, *.pyi, *.ipynb), not checked\n")
     # ... unless --force-exclude (for pre-commit)
     r = run_cli("check", "--force-exclude", "pkg/msg_pb2.py", "generated/x.py", "a.py",
                 cwd=tmp_path)
@@ -218,10 +228,21 @@ def test_folders_are_walked_skipping_tool_folders_and_excludes(tmp_path):
     assert r.stdout == "All checks passed (4 files checked).\n"
 
 
-def test_empty_folder(tmp_path):
+def test_no_python_files(tmp_path):
     (tmp_path / "empty").mkdir()
     r = run_cli("check", "empty", cwd=tmp_path)
-    assert (r.returncode, r.stdout) == (0, "All checks passed (0 files checked).\n")
+    assert (r.returncode, r.stdout) == (0, "")
+    assert r.stderr == "pallas-lsp check: warning: No Python files found under the given paths\n"
+    write(tmp_path / "README.md", "# not Python\n")
+    r = run_cli("check", "README.md", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+    assert r.stderr.splitlines() == [
+        "pallas-lsp check: warning: README.md: not a Python file (*.py, *.pyi, *.ipynb), not checked",
+        "pallas-lsp check: warning: No Python files found under the given paths",
+    ]
+    # machine-readable formats stay valid
+    r = run_cli("check", "--output-format", "json", "empty", cwd=tmp_path)
+    assert (r.returncode, json.loads(r.stdout)) == (0, [])
 
 
 def test_unknown_pyproject_key_is_a_warning(tmp_path):
@@ -467,8 +488,8 @@ def test_serves_lsp_over_tcp_with_a_log_file(tmp_path):
 
 def test_folders_that_cannot_be_listed_are_reported(tmp_path, monkeypatch, capsys):
     # (in-process: the tests may run as root, for whom permissions do not stop a listing)
-    from pallas_lsp import cli
     from pallas_lsp.config import Config
+    from pallas_lsp.discover import discover
 
     write(tmp_path / "ok" / "a.py", CLEAN)
     write(tmp_path / "locked" / "b.py", CLEAN)
@@ -480,9 +501,9 @@ def test_folders_that_cannot_be_listed_are_reported(tmp_path, monkeypatch, capsy
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    found, unlisted = cli.discover([str(tmp_path)], lambda _p: Config())
-    assert [p for p, _ in found] == [str(tmp_path / "ok" / "a.py")]
-    assert unlisted == [(str(tmp_path / "locked"), "cannot list folder: Permission denied")]
+    found = discover([str(tmp_path)], lambda _p: Config())
+    assert [p for p, _ in found.files] == [str(tmp_path / "ok" / "a.py")]
+    assert found.unlisted == [(str(tmp_path / "locked"), "cannot list folder: Permission denied")]
     # and the run fails, saying why
     from pallas_lsp.__main__ import main
 
@@ -503,16 +524,16 @@ def test_every_file_of_the_repository_is_checked_in_bounded_time():
     `pallas-lsp check tests server` from the repository root gives)."""
     import time
 
-    from pallas_lsp import cli
+    from pallas_lsp import checker
 
     roots = (str(REPO), str(REPO / "server"))
     slow = []
     for folder in ("tests/corpus", "examples", "server"):
         for path in sorted((REPO / folder).rglob("*.py")):
-            cli._workspaces.clear()
-            task = cli.Task(str(path), None, (), False, roots=roots)
+            checker._workspaces.clear()
+            task = checker.Task(str(path), None, (), roots=roots)
             start = time.perf_counter()
-            result = cli.check_file(task)
+            result = checker.check_file(task)
             elapsed = time.perf_counter() - start
             lines = path.read_bytes().count(b"\n")
             assert result.error is None, (path, result.error)

@@ -40,6 +40,7 @@ class Fix:
     code: str
     edits: tuple[TextEdit, ...]
     preferred: bool = False
+    safe: bool = True   # False: `pallas-lsp check --fix` applies it only with --unsafe-fixes
 
 
 def split_lines(text: str) -> list[str]:
