@@ -171,8 +171,9 @@ def test_broken_pyproject_is_a_usage_error(tmp_path):
 
 
 def test_version():
-    r = run_cli("--version", cwd=Path.cwd())
-    assert r.returncode == 0 and r.stdout.startswith("pallas-lsp 0.")
+    for flag in ("--version", "-V"):
+        r = run_cli(flag, cwd=Path.cwd())
+        assert r.returncode == 0 and r.stdout.startswith("pallas-lsp 0.")
 
 
 @pytest.mark.parametrize(
@@ -418,6 +419,281 @@ def test_helpers_imported_from_another_module_of_the_project(tmp_path):
         os.path.join("pkg", "kernel.py"), "PAL001", DMA_BUG_LINE + 2)
     # where the helper starts the DMA is related information, shown relative like the rest
     assert (os.path.join("pkg", "common.py"), 5) in {(x["path"], x["line"]) for x in item["related"]}
+
+
+# ---------------------------------------------------------------------------------------
+# notebooks
+
+
+KERNEL_CELL = "%load_ext autoreload\n" + DMA_BUG[len(HEADER) + 2:]   # from `def kernel`
+NB_BUG_LINE = DMA_BUG_LINE - 6 + 1         # in the kernel cell (after its magic line)
+NB_DECL_LINE = 19 - 6 + 1
+
+
+def notebook(cells, language="python") -> str:
+    def cell(kind, source):
+        extra = {"execution_count": None, "outputs": []} if kind == "code" else {}
+        return {"cell_type": kind, "metadata": {}, "source": source, **extra}
+
+    return json.dumps({
+        "cells": [cell(kind, source) for kind, source in cells],
+        "metadata": {"kernelspec": {"name": "python3" if language == "python" else "ir",
+                                    "language": language}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }, indent=1)
+
+
+BUGGY_NOTEBOOK = [
+    ("code", HEADER.splitlines(keepends=True)
+     + ["%matplotlib inline\n", "!pip list\n", "np.sum?\n", "?jax\n"]),
+    ("markdown", "# The kernel\n"),
+    ("code", "%%bash\necho not python\n"),
+    ("code", KERNEL_CELL),
+]
+
+
+def test_notebook_code_cells_are_checked_and_reported_per_cell(tmp_path):
+    write(tmp_path / "nb.ipynb", notebook(BUGGY_NOTEBOOK))
+    col = KERNEL_CELL.splitlines()[NB_BUG_LINE - 1].index("sems)") + 1
+    r = run_cli("check", "nb.ipynb", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.startswith(f"nb.ipynb:cell 3:{NB_BUG_LINE}:{col}: PAL001 ")
+    assert f"declared at cell 3, line {NB_DECL_LINE}" in r.stdout
+    r = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)   # folders include notebooks
+    (item,) = json.loads(r.stdout)
+    assert (item["path"], item["cell"], item["line"], item["column"]) == ("nb.ipynb", 3, NB_BUG_LINE, col)
+    assert (3, NB_DECL_LINE) in {(rel["cell"], rel["line"]) for rel in item["related"]}
+    assert (item["fix"]["edits"][0]["line"], item["fix"]["edits"][0]["column"]) == (NB_BUG_LINE, col)
+    r = run_cli("check", "--output-format", "sarif", "nb.ipynb", cwd=tmp_path)
+    (result,) = json.loads(r.stdout)["runs"][0]["results"]
+    assert result["properties"] == {"cell": 3}
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == NB_BUG_LINE
+
+
+def test_notebooks_in_other_languages_or_broken_are_not_checked(tmp_path):
+    write(tmp_path / "r.ipynb", notebook([("code", "x <- c(1, 2)\n")], language="R"))
+    r = run_cli("check", "r.ipynb", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+    assert "r.ipynb: not a Python notebook, not checked" in r.stderr
+    write(tmp_path / "broken.ipynb", "{not json")
+    r = run_cli("check", "broken.ipynb", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "broken.ipynb: error: not a valid notebook (invalid JSON" in r.stderr
+
+
+def test_notebook_fix_edits_the_cell_and_keeps_ipython_lines(tmp_path):
+    path = write(tmp_path / "nb.ipynb", notebook(BUGGY_NOTEBOOK))
+    before = path.read_text()
+    r = run_cli("check", "--diff", "nb.ipynb", cwd=tmp_path)
+    assert r.returncode == 1 and path.read_text() == before
+    assert "-   \"source\": \"%load_ext autoreload" in r.stdout
+    r = run_cli("check", "--fix", "nb.ipynb", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cells = json.loads(path.read_text())["cells"]
+    assert cells[3]["source"] == KERNEL_CELL.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
+    assert cells[0]["source"] == json.loads(before)["cells"][0]["source"]   # magics untouched
+    assert run_cli("check", "nb.ipynb", cwd=tmp_path).returncode == 0
+
+
+# ---------------------------------------------------------------------------------------
+# output
+
+
+def test_default_path_is_the_working_folder(tmp_path):
+    write(tmp_path / "pkg" / "k.py", DMA_BUG)
+    r = run_cli("check", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.startswith(f"{os.path.join('pkg', 'k.py')}:{DMA_BUG_LINE}:{DMA_BUG_COL}: PAL001 ")
+
+
+def test_full_and_concise_formats(tmp_path):
+    write(tmp_path / "k.py", DMA_BUG)
+    concise = run_cli("check", "--output-format", "concise", "k.py", cwd=tmp_path)
+    assert concise.stdout == run_cli("check", "--format", "text", "k.py", cwd=tmp_path).stdout
+    headline = concise.stdout.splitlines()[0]
+    full = run_cli("check", "--output-format", "full", "k.py", cwd=tmp_path)
+    assert full.returncode == 1
+    pad = " " * (DMA_BUG_COL - 1)
+    assert full.stdout.splitlines()[:7] == [
+        headline,
+        "  |",
+        f"{DMA_BUG_LINE} | {DMA_BUG.splitlines()[DMA_BUG_LINE - 1]}",
+        f"  | {pad}^^^^ PAL001",
+        "  |",
+        "  = help: Index the semaphore: `sems.at[slot]`",
+        "",
+    ]
+    assert full.stdout.endswith("Found 1 error in 1 file (1 file checked).\n"
+                                "[*] 1 fixable with `pallas-lsp check --fix`.\n")
+
+
+def test_statistics_quiet_silent_and_output_file(tmp_path):
+    write(tmp_path / "a.py", DMA_BUG)
+    write(tmp_path / "b.py", DMA_BUG)
+    write(tmp_path / "c.py", READ_WARNING)
+    r = run_cli("check", "--statistics", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout == ("2  PAL001  [*] dma-nonscalar-semaphore\n"
+                        "1  PAL003  [*] wait-read-nonscalar-semaphore\n")
+    r = run_cli("check", "--statistics", "--output-format", "json", ".", cwd=tmp_path)
+    assert json.loads(r.stdout)[0] == {"code": "PAL001", "name": "dma-nonscalar-semaphore",
+                                       "count": 2, "fixable": True}
+    r = run_cli("check", "-q", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert [line.split(": ")[1].split()[0] for line in r.stdout.splitlines()] == [
+        "PAL001", "PAL001", "PAL003"]
+    r = run_cli("check", "-s", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", "")
+    r = run_cli("check", "-o", "report.txt", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (1, "")
+    report = (tmp_path / "report.txt").read_text(encoding="utf-8")
+    assert "Found 2 errors and 1 warning in 3 files (3 files checked).\n" in report
+
+
+def test_color(tmp_path, monkeypatch, capsys):
+    from pallas_lsp.__main__ import main
+
+    write(tmp_path / "k.py", DMA_BUG)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert main(["check", "--color", "always", "k.py"]) == 1
+    assert "\x1b[1mk.py:" in capsys.readouterr().out
+    assert main(["check", "k.py"]) == 1          # auto, not a terminal
+    assert "\x1b[" not in capsys.readouterr().out
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["check", "k.py"]) == 1          # auto, a terminal
+    assert "\x1b[" in capsys.readouterr().out
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert main(["check", "k.py"]) == 1
+    assert "\x1b[" not in capsys.readouterr().out
+    monkeypatch.delenv("NO_COLOR")
+    assert main(["check", "--color", "never", "k.py"]) == 1
+    assert "\x1b[" not in capsys.readouterr().out
+
+
+def test_any_stdout_encoding_works(tmp_path):
+    write(tmp_path / "k.py", DMA_BUG)
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    r = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--exit-zero", "k.py"],
+                       cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert b"Traceback" not in r.stderr
+    assert b"(2,) \\u2014 `sems`" in r.stdout      # the dash, escaped
+
+
+def test_syntax_errors_are_reported(tmp_path):
+    write(tmp_path / "ok.py", CLEAN)
+    write(tmp_path / "broken.py", "import jax\n\ndef f(:\n    pass\n")
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [
+        "broken.py:3:7: E999 SyntaxError: invalid syntax",
+        "Found 1 error in 1 file (2 files checked).",
+    ]
+    r = run_cli("check", "--output-format", "json", "broken.py", cwd=tmp_path)
+    (item,) = json.loads(r.stdout)
+    assert (item["code"], item["severity"], item["line"]) == ("E999", "error", 3)
+
+
+def test_rule_command():
+    r = run_cli("rule", "pal001", cwd=Path.cwd())
+    rule = RULES["PAL001"]
+    assert r.returncode == 0
+    for text in (rule.code, rule.name, f"Severity: {rule.severity}", rule.summary, rule.doc_url):
+        assert text in r.stdout
+    r = run_cli("rule", "--all", cwd=Path.cwd())
+    assert r.returncode == 0
+    assert [line for line in r.stdout.splitlines() if line.startswith("# ")] == [
+        f"# {rule.name} ({code})" for code, rule in RULES.items()]
+
+
+# ---------------------------------------------------------------------------------------
+# selection and files
+
+
+def test_select_flags_add_up_and_per_file_ignores(tmp_path):
+    write(tmp_path / "dma.py", DMA_BUG)
+    write(tmp_path / "sig.py", SIGNAL_BUG)
+    write(tmp_path / "tests" / "read.py", READ_WARNING)
+
+    def codes(*args):
+        r = run_cli("check", "--output-format", "json", *args, cwd=tmp_path)
+        assert r.returncode in (0, 1), r.stderr
+        return sorted({(i["path"], i["code"]) for i in json.loads(r.stdout)})
+
+    read = (os.path.join("tests", "read.py"), "PAL003")
+    assert codes("--select", "PAL001", "--select", "PAL002") == [("dma.py", "PAL001"), ("sig.py", "PAL002")]
+    assert codes("--select", "PAL001", "--extend-select", "PAL003") == [("dma.py", "PAL001"), read]
+    assert codes("--ignore", "PAL001", "--ignore", "PAL002") == [read]
+    assert codes("--per-file-ignores", "tests/**:PAL003", "--per-file-ignores", "sig.py:PAL") == [
+        ("dma.py", "PAL001")]
+    write(tmp_path / "pyproject.toml",
+          '[tool.pallas-lsp]\nselect = ["PAL001", "PAL003"]\nper-file-ignores = {"tests/**" = ["PAL003"]}\n')
+    assert codes() == [("dma.py", "PAL001")]
+    assert codes("--extend-select", "PAL002") == [("dma.py", "PAL001"), ("sig.py", "PAL002")]
+
+
+def test_exclude_flags(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nexclude = ["gen"]\n')
+    for rel in ("a.py", "gen/b.py", "vendor/c.py", "d_pb2.py"):
+        write(tmp_path / rel, CLEAN)
+
+    def checked(*args):
+        r = run_cli("check", *args, ".", cwd=tmp_path)
+        return r.stdout.strip()
+
+    assert checked() == "All checks passed (3 files checked)."
+    assert checked("--extend-exclude", "vendor", "--extend-exclude", "*_pb2.py") == \
+        "All checks passed (1 file checked)."
+    assert checked("--exclude", "vendor/c.py,d_pb2.py") == "All checks passed (2 files checked)."
+
+
+# ---------------------------------------------------------------------------------------
+# fixes
+
+
+def test_diff_and_show_fixes(tmp_path):
+    path = write(tmp_path / "k.py", DMA_BUG)
+    r = run_cli("check", "--diff", "k.py", cwd=tmp_path)
+    assert r.returncode == 1 and path.read_text() == DMA_BUG
+    assert r.stdout.splitlines()[:2] == ["--- a/k.py", "+++ b/k.py"]
+    assert "-        pltpu.async_copy(x_hbm.at[slot], buf.at[slot], sems)" in r.stdout
+    assert "+        pltpu.async_copy(x_hbm.at[slot], buf.at[slot], sems.at[slot])" in r.stdout
+    assert r.stderr == "Would fix 1 finding.\n"
+    r = run_cli("check", "--show-fixes", "k.py", cwd=tmp_path)
+    assert r.stdout.endswith("Fixes available:\n"
+                             f"  k.py:{DMA_BUG_LINE}:{DMA_BUG_COL}: PAL001 Index the semaphore: `sems.at[slot]`\n")
+    r = run_cli("check", "--fix", "--show-fixes", "k.py", cwd=tmp_path)
+    assert r.returncode == 0
+    assert r.stdout.endswith("Fixed 1 finding:\n  k.py: 1 × PAL001 (dma-nonscalar-semaphore)\n")
+    r = run_cli("check", "--diff", "k.py", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+
+
+def test_unsafe_fixes_are_applied_only_when_asked(tmp_path, monkeypatch, capsys):
+    import dataclasses
+
+    from pallas_lsp import checker
+    from pallas_lsp.__main__ import main
+
+    real = checker.index_fix
+
+    def unsafe_fix(finding, lines):
+        fix = real(finding, lines)
+        return dataclasses.replace(fix, safe=False) if fix is not None else None
+
+    monkeypatch.setattr(checker, "index_fix", unsafe_fix)
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path / "k.py", DMA_BUG)
+    assert main(["check", "--fix", "k.py"]) == 1
+    out = capsys.readouterr().out
+    assert path.read_text() == DMA_BUG
+    assert "(1 more fix available with `--unsafe-fixes`.)" in out and "[*]" not in out
+    assert main(["check", "--diff", "k.py"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["check", "--fix", "--unsafe-fixes", "k.py"]) == 0
+    assert "Fixed 1 finding." in capsys.readouterr().out
+    assert path.read_text() == DMA_BUG.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
 
 
 # ---------------------------------------------------------------------------------------
