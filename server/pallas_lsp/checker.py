@@ -20,6 +20,7 @@ from . import formats
 from .analysis.engine import analyze_source
 from .analysis.findings import Finding, Span
 from .analysis.fixes import Fix, apply_edits, fix_all_edits, index_fix, split_lines
+from .analysis.parse import split_blocks
 from .analysis.rules import selected
 from .analysis.workspace import Workspace
 from .discover import display, is_notebook
@@ -131,7 +132,14 @@ def _load(task: Task, data: bytes, result: FileResult) -> Source | None:
 
 
 def syntax_error(text: str) -> Finding | None:
-    """The first syntax error of `text` as an E999 finding, or None."""
+    """The first syntax error of `text` as an E999 finding, or None.
+
+    The analysis's own block parser goes first: it caches the trees the analysis then
+    uses, so a file that parses costs no second parse.  Only a failed block leads to
+    parsing the whole text (for Python's message and position).
+    """
+    if all(block.tree is not None for block in split_blocks(text)):
+        return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # invalid escapes and the like: not ours to say
@@ -139,6 +147,8 @@ def syntax_error(text: str) -> Finding | None:
     except SyntaxError as e:
         line, col = max((e.lineno or 1) - 1, 0), max((e.offset or 1) - 1, 0)
         return Finding(SYNTAX_ERROR, "error", f"SyntaxError: {e.msg}", Span(line, col, line, col))
+    except (ValueError, RecursionError, MemoryError):
+        pass
     return None
 
 
