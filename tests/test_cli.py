@@ -128,7 +128,15 @@ def test_sarif_structure(tmp_path):
     "args, message",
     [
         (["check", "missing.py"], "missing.py: no such file or directory"),
-        (["check"], "the following arguments are required: PATH"),
+        (["check", "--per-file-ignores", "tests", "k.py"], "expected GLOB:CODES"),
+        (["check", "--per-file-ignores", "tests/*:PAL9", "k.py"], "unknown rule code or prefix: PAL9"),
+        (["check", "--extend-select", "X1", "k.py"], "--extend-select: unknown rule code"),
+        (["check", "--unsafe-fixes", "k.py"], "--unsafe-fixes needs --fix or --diff"),
+        (["check", "-q", "-s", "k.py"], "not allowed with argument"),
+        (["check", "--color", "sometimes", "k.py"], "invalid choice: 'sometimes'"),
+        (["check", "-o", "no/such/dir/out.txt", "k.py"], "--output-file: no/such/dir/out.txt"),
+        (["rule", "PAL999"], "unknown rule 'PAL999'"),
+        (["rule"], "one of the arguments CODE --all is required"),
         (["check", "--format", "xml", "k.py"], "invalid choice: 'xml'"),
         (["check", "--select", "PAL9,E501", "k.py"], "--select: unknown rule code or prefix: PAL9, E501"),
         (["check", "--ignore", "X", "k.py"], "--ignore: unknown rule code or prefix: X"),
@@ -163,8 +171,9 @@ def test_broken_pyproject_is_a_usage_error(tmp_path):
 
 
 def test_version():
-    r = run_cli("--version", cwd=Path.cwd())
-    assert r.returncode == 0 and r.stdout.startswith("pallas-lsp 0.")
+    for flag in ("--version", "-V"):
+        r = run_cli(flag, cwd=Path.cwd())
+        assert r.returncode == 0 and r.stdout.startswith("pallas-lsp 0.")
 
 
 @pytest.mark.parametrize(
@@ -205,9 +214,11 @@ def test_folders_are_walked_skipping_tool_folders_and_excludes(tmp_path):
     r = run_cli("check", ".", cwd=tmp_path)
     assert (r.returncode, r.stderr) == (0, "")
     assert r.stdout == "All checks passed (3 files checked).\n"
-    # a file named on the command line is checked even when excluded or not *.py
+    # a file named on the command line is checked even when excluded, but not a non-Python one
     r = run_cli("check", "pkg/msg_pb2.py", "notes.txt", "a.py", "./a.py", cwd=tmp_path)
-    assert r.stdout == "All checks passed (3 files checked).\n"
+    assert (r.returncode, r.stdout) == (0, "All checks passed (2 files checked).\n")
+    assert r.stderr == ("pallas-lsp check: warning: notes.txt: not a Python file "
+                        "(*.py, *.pyi, *.ipynb), not checked\n")
     # ... unless --force-exclude (for pre-commit)
     r = run_cli("check", "--force-exclude", "pkg/msg_pb2.py", "generated/x.py", "a.py",
                 cwd=tmp_path)
@@ -218,10 +229,21 @@ def test_folders_are_walked_skipping_tool_folders_and_excludes(tmp_path):
     assert r.stdout == "All checks passed (4 files checked).\n"
 
 
-def test_empty_folder(tmp_path):
+def test_no_python_files(tmp_path):
     (tmp_path / "empty").mkdir()
     r = run_cli("check", "empty", cwd=tmp_path)
-    assert (r.returncode, r.stdout) == (0, "All checks passed (0 files checked).\n")
+    assert (r.returncode, r.stdout) == (0, "")
+    assert r.stderr == "pallas-lsp check: warning: No Python files found under the given paths\n"
+    write(tmp_path / "README.md", "# not Python\n")
+    r = run_cli("check", "README.md", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+    assert r.stderr.splitlines() == [
+        "pallas-lsp check: warning: README.md: not a Python file (*.py, *.pyi, *.ipynb), not checked",
+        "pallas-lsp check: warning: No Python files found under the given paths",
+    ]
+    # machine-readable formats stay valid
+    r = run_cli("check", "--output-format", "json", "empty", cwd=tmp_path)
+    assert (r.returncode, json.loads(r.stdout)) == (0, [])
 
 
 def test_unknown_pyproject_key_is_a_warning(tmp_path):
@@ -400,6 +422,281 @@ def test_helpers_imported_from_another_module_of_the_project(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------
+# notebooks
+
+
+KERNEL_CELL = "%load_ext autoreload\n" + DMA_BUG[len(HEADER) + 2:]   # from `def kernel`
+NB_BUG_LINE = DMA_BUG_LINE - 6 + 1         # in the kernel cell (after its magic line)
+NB_DECL_LINE = 19 - 6 + 1
+
+
+def notebook(cells, language="python") -> str:
+    def cell(kind, source):
+        extra = {"execution_count": None, "outputs": []} if kind == "code" else {}
+        return {"cell_type": kind, "metadata": {}, "source": source, **extra}
+
+    return json.dumps({
+        "cells": [cell(kind, source) for kind, source in cells],
+        "metadata": {"kernelspec": {"name": "python3" if language == "python" else "ir",
+                                    "language": language}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }, indent=1)
+
+
+BUGGY_NOTEBOOK = [
+    ("code", HEADER.splitlines(keepends=True)
+     + ["%matplotlib inline\n", "!pip list\n", "np.sum?\n", "?jax\n"]),
+    ("markdown", "# The kernel\n"),
+    ("code", "%%bash\necho not python\n"),
+    ("code", KERNEL_CELL),
+]
+
+
+def test_notebook_code_cells_are_checked_and_reported_per_cell(tmp_path):
+    write(tmp_path / "nb.ipynb", notebook(BUGGY_NOTEBOOK))
+    col = KERNEL_CELL.splitlines()[NB_BUG_LINE - 1].index("sems)") + 1
+    r = run_cli("check", "nb.ipynb", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.startswith(f"nb.ipynb:cell 3:{NB_BUG_LINE}:{col}: PAL001 ")
+    assert f"declared at cell 3, line {NB_DECL_LINE}" in r.stdout
+    r = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)   # folders include notebooks
+    (item,) = json.loads(r.stdout)
+    assert (item["path"], item["cell"], item["line"], item["column"]) == ("nb.ipynb", 3, NB_BUG_LINE, col)
+    assert (3, NB_DECL_LINE) in {(rel["cell"], rel["line"]) for rel in item["related"]}
+    assert (item["fix"]["edits"][0]["line"], item["fix"]["edits"][0]["column"]) == (NB_BUG_LINE, col)
+    r = run_cli("check", "--output-format", "sarif", "nb.ipynb", cwd=tmp_path)
+    (result,) = json.loads(r.stdout)["runs"][0]["results"]
+    assert result["properties"] == {"cell": 3}
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == NB_BUG_LINE
+
+
+def test_notebooks_in_other_languages_or_broken_are_not_checked(tmp_path):
+    write(tmp_path / "r.ipynb", notebook([("code", "x <- c(1, 2)\n")], language="R"))
+    r = run_cli("check", "r.ipynb", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+    assert "r.ipynb: not a Python notebook, not checked" in r.stderr
+    write(tmp_path / "broken.ipynb", "{not json")
+    r = run_cli("check", "broken.ipynb", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "broken.ipynb: error: not a valid notebook (invalid JSON" in r.stderr
+
+
+def test_notebook_fix_edits_the_cell_and_keeps_ipython_lines(tmp_path):
+    path = write(tmp_path / "nb.ipynb", notebook(BUGGY_NOTEBOOK))
+    before = path.read_text()
+    r = run_cli("check", "--diff", "nb.ipynb", cwd=tmp_path)
+    assert r.returncode == 1 and path.read_text() == before
+    assert "-   \"source\": \"%load_ext autoreload" in r.stdout
+    r = run_cli("check", "--fix", "nb.ipynb", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    cells = json.loads(path.read_text())["cells"]
+    assert cells[3]["source"] == KERNEL_CELL.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
+    assert cells[0]["source"] == json.loads(before)["cells"][0]["source"]   # magics untouched
+    assert run_cli("check", "nb.ipynb", cwd=tmp_path).returncode == 0
+
+
+# ---------------------------------------------------------------------------------------
+# output
+
+
+def test_default_path_is_the_working_folder(tmp_path):
+    write(tmp_path / "pkg" / "k.py", DMA_BUG)
+    r = run_cli("check", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.startswith(f"{os.path.join('pkg', 'k.py')}:{DMA_BUG_LINE}:{DMA_BUG_COL}: PAL001 ")
+
+
+def test_full_and_concise_formats(tmp_path):
+    write(tmp_path / "k.py", DMA_BUG)
+    concise = run_cli("check", "--output-format", "concise", "k.py", cwd=tmp_path)
+    assert concise.stdout == run_cli("check", "--format", "text", "k.py", cwd=tmp_path).stdout
+    headline = concise.stdout.splitlines()[0]
+    full = run_cli("check", "--output-format", "full", "k.py", cwd=tmp_path)
+    assert full.returncode == 1
+    pad = " " * (DMA_BUG_COL - 1)
+    assert full.stdout.splitlines()[:7] == [
+        headline,
+        "  |",
+        f"{DMA_BUG_LINE} | {DMA_BUG.splitlines()[DMA_BUG_LINE - 1]}",
+        f"  | {pad}^^^^ PAL001",
+        "  |",
+        "  = help: Index the semaphore: `sems.at[slot]`",
+        "",
+    ]
+    assert full.stdout.endswith("Found 1 error in 1 file (1 file checked).\n"
+                                "[*] 1 fixable with `pallas-lsp check --fix`.\n")
+
+
+def test_statistics_quiet_silent_and_output_file(tmp_path):
+    write(tmp_path / "a.py", DMA_BUG)
+    write(tmp_path / "b.py", DMA_BUG)
+    write(tmp_path / "c.py", READ_WARNING)
+    r = run_cli("check", "--statistics", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout == ("2  PAL001  [*] dma-nonscalar-semaphore\n"
+                        "1  PAL003  [*] wait-read-nonscalar-semaphore\n")
+    r = run_cli("check", "--statistics", "--output-format", "json", ".", cwd=tmp_path)
+    assert json.loads(r.stdout)[0] == {"code": "PAL001", "name": "dma-nonscalar-semaphore",
+                                       "count": 2, "fixable": True}
+    r = run_cli("check", "-q", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert [line.split(": ")[1].split()[0] for line in r.stdout.splitlines()] == [
+        "PAL001", "PAL001", "PAL003"]
+    r = run_cli("check", "-s", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (1, "", "")
+    r = run_cli("check", "-o", "report.txt", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (1, "")
+    report = (tmp_path / "report.txt").read_text(encoding="utf-8")
+    assert "Found 2 errors and 1 warning in 3 files (3 files checked).\n" in report
+
+
+def test_color(tmp_path, monkeypatch, capsys):
+    from pallas_lsp.__main__ import main
+
+    write(tmp_path / "k.py", DMA_BUG)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert main(["check", "--color", "always", "k.py"]) == 1
+    assert "\x1b[1mk.py:" in capsys.readouterr().out
+    assert main(["check", "k.py"]) == 1          # auto, not a terminal
+    assert "\x1b[" not in capsys.readouterr().out
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["check", "k.py"]) == 1          # auto, a terminal
+    assert "\x1b[" in capsys.readouterr().out
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert main(["check", "k.py"]) == 1
+    assert "\x1b[" not in capsys.readouterr().out
+    monkeypatch.delenv("NO_COLOR")
+    assert main(["check", "--color", "never", "k.py"]) == 1
+    assert "\x1b[" not in capsys.readouterr().out
+
+
+def test_any_stdout_encoding_works(tmp_path):
+    write(tmp_path / "k.py", DMA_BUG)
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    r = subprocess.run([sys.executable, "-m", "pallas_lsp", "check", "--exit-zero", "k.py"],
+                       cwd=tmp_path, env=env, capture_output=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert b"Traceback" not in r.stderr
+    assert b"(2,) \\u2014 `sems`" in r.stdout      # the dash, escaped
+
+
+def test_syntax_errors_are_reported(tmp_path):
+    write(tmp_path / "ok.py", CLEAN)
+    write(tmp_path / "broken.py", "import jax\n\ndef f(:\n    pass\n")
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [
+        "broken.py:3:7: E999 SyntaxError: invalid syntax",
+        "Found 1 error in 1 file (2 files checked).",
+    ]
+    r = run_cli("check", "--output-format", "json", "broken.py", cwd=tmp_path)
+    (item,) = json.loads(r.stdout)
+    assert (item["code"], item["severity"], item["line"]) == ("E999", "error", 3)
+
+
+def test_rule_command():
+    r = run_cli("rule", "pal001", cwd=Path.cwd())
+    rule = RULES["PAL001"]
+    assert r.returncode == 0
+    for text in (rule.code, rule.name, f"Severity: {rule.severity}", rule.summary, rule.doc_url):
+        assert text in r.stdout
+    r = run_cli("rule", "--all", cwd=Path.cwd())
+    assert r.returncode == 0
+    assert [line for line in r.stdout.splitlines() if line.startswith("# ")] == [
+        f"# {rule.name} ({code})" for code, rule in RULES.items()]
+
+
+# ---------------------------------------------------------------------------------------
+# selection and files
+
+
+def test_select_flags_add_up_and_per_file_ignores(tmp_path):
+    write(tmp_path / "dma.py", DMA_BUG)
+    write(tmp_path / "sig.py", SIGNAL_BUG)
+    write(tmp_path / "tests" / "read.py", READ_WARNING)
+
+    def codes(*args):
+        r = run_cli("check", "--output-format", "json", *args, cwd=tmp_path)
+        assert r.returncode in (0, 1), r.stderr
+        return sorted({(i["path"], i["code"]) for i in json.loads(r.stdout)})
+
+    read = (os.path.join("tests", "read.py"), "PAL003")
+    assert codes("--select", "PAL001", "--select", "PAL002") == [("dma.py", "PAL001"), ("sig.py", "PAL002")]
+    assert codes("--select", "PAL001", "--extend-select", "PAL003") == [("dma.py", "PAL001"), read]
+    assert codes("--ignore", "PAL001", "--ignore", "PAL002") == [read]
+    assert codes("--per-file-ignores", "tests/**:PAL003", "--per-file-ignores", "sig.py:PAL") == [
+        ("dma.py", "PAL001")]
+    write(tmp_path / "pyproject.toml",
+          '[tool.pallas-lsp]\nselect = ["PAL001", "PAL003"]\nper-file-ignores = {"tests/**" = ["PAL003"]}\n')
+    assert codes() == [("dma.py", "PAL001")]
+    assert codes("--extend-select", "PAL002") == [("dma.py", "PAL001"), ("sig.py", "PAL002")]
+
+
+def test_exclude_flags(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nexclude = ["gen"]\n')
+    for rel in ("a.py", "gen/b.py", "vendor/c.py", "d_pb2.py"):
+        write(tmp_path / rel, CLEAN)
+
+    def checked(*args):
+        r = run_cli("check", *args, ".", cwd=tmp_path)
+        return r.stdout.strip()
+
+    assert checked() == "All checks passed (3 files checked)."
+    assert checked("--extend-exclude", "vendor", "--extend-exclude", "*_pb2.py") == \
+        "All checks passed (1 file checked)."
+    assert checked("--exclude", "vendor/c.py,d_pb2.py") == "All checks passed (2 files checked)."
+
+
+# ---------------------------------------------------------------------------------------
+# fixes
+
+
+def test_diff_and_show_fixes(tmp_path):
+    path = write(tmp_path / "k.py", DMA_BUG)
+    r = run_cli("check", "--diff", "k.py", cwd=tmp_path)
+    assert r.returncode == 1 and path.read_text() == DMA_BUG
+    assert r.stdout.splitlines()[:2] == ["--- a/k.py", "+++ b/k.py"]
+    assert "-        pltpu.async_copy(x_hbm.at[slot], buf.at[slot], sems)" in r.stdout
+    assert "+        pltpu.async_copy(x_hbm.at[slot], buf.at[slot], sems.at[slot])" in r.stdout
+    assert r.stderr == "Would fix 1 finding.\n"
+    r = run_cli("check", "--show-fixes", "k.py", cwd=tmp_path)
+    assert r.stdout.endswith("Fixes available:\n"
+                             f"  k.py:{DMA_BUG_LINE}:{DMA_BUG_COL}: PAL001 Index the semaphore: `sems.at[slot]`\n")
+    r = run_cli("check", "--fix", "--show-fixes", "k.py", cwd=tmp_path)
+    assert r.returncode == 0
+    assert r.stdout.endswith("Fixed 1 finding:\n  k.py: 1 × PAL001 (dma-nonscalar-semaphore)\n")
+    r = run_cli("check", "--diff", "k.py", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+
+
+def test_unsafe_fixes_are_applied_only_when_asked(tmp_path, monkeypatch, capsys):
+    import dataclasses
+
+    from pallas_lsp import checker
+    from pallas_lsp.__main__ import main
+
+    real = checker.index_fix
+
+    def unsafe_fix(finding, lines):
+        fix = real(finding, lines)
+        return dataclasses.replace(fix, safe=False) if fix is not None else None
+
+    monkeypatch.setattr(checker, "index_fix", unsafe_fix)
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path / "k.py", DMA_BUG)
+    assert main(["check", "--fix", "k.py"]) == 1
+    out = capsys.readouterr().out
+    assert path.read_text() == DMA_BUG
+    assert "(1 more fix available with `--unsafe-fixes`.)" in out and "[*]" not in out
+    assert main(["check", "--diff", "k.py"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["check", "--fix", "--unsafe-fixes", "k.py"]) == 0
+    assert "Fixed 1 finding." in capsys.readouterr().out
+    assert path.read_text() == DMA_BUG.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
+
+
+# ---------------------------------------------------------------------------------------
 # serving LSP (the default command)
 
 
@@ -467,8 +764,8 @@ def test_serves_lsp_over_tcp_with_a_log_file(tmp_path):
 
 def test_folders_that_cannot_be_listed_are_reported(tmp_path, monkeypatch, capsys):
     # (in-process: the tests may run as root, for whom permissions do not stop a listing)
-    from pallas_lsp import cli
     from pallas_lsp.config import Config
+    from pallas_lsp.discover import discover
 
     write(tmp_path / "ok" / "a.py", CLEAN)
     write(tmp_path / "locked" / "b.py", CLEAN)
@@ -480,11 +777,42 @@ def test_folders_that_cannot_be_listed_are_reported(tmp_path, monkeypatch, capsy
         return real_scandir(path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    found, unlisted = cli.discover([str(tmp_path)], lambda _p: Config())
-    assert [p for p, _ in found] == [str(tmp_path / "ok" / "a.py")]
-    assert unlisted == [(str(tmp_path / "locked"), "cannot list folder: Permission denied")]
+    found = discover([str(tmp_path)], lambda _p: Config())
+    assert [p for p, _ in found.files] == [str(tmp_path / "ok" / "a.py")]
+    assert found.unlisted == [(str(tmp_path / "locked"), "cannot list folder: Permission denied")]
     # and the run fails, saying why
     from pallas_lsp.__main__ import main
 
     assert main(["check", "-j", "1", str(tmp_path)]) == 1
     assert "locked: error: cannot list folder: Permission denied" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------
+# speed
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_every_file_of_the_repository_is_checked_in_bounded_time():
+    """At most 1 s per 1,000 lines (+ 1 s of slack for a loaded machine) per file, each
+    with a fresh workspace and the repository's source folders as roots (as
+    `pallas-lsp check tests server` from the repository root gives)."""
+    import time
+
+    from pallas_lsp import checker
+
+    roots = (str(REPO), str(REPO / "server"))
+    slow = []
+    for folder in ("tests/corpus", "examples", "server"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            checker._workspaces.clear()
+            task = checker.Task(str(path), None, (), roots=roots)
+            start = time.perf_counter()
+            result = checker.check_file(task)
+            elapsed = time.perf_counter() - start
+            lines = path.read_bytes().count(b"\n")
+            assert result.error is None, (path, result.error)
+            if elapsed > 1.0 + lines / 1000:
+                slow.append((str(path.relative_to(REPO)), lines, round(elapsed, 2)))
+    assert slow == []

@@ -12,6 +12,7 @@ from pallas_lsp.config import (
     load_config,
     load_config_file,
     normalize_selectors,
+    parse_per_file_ignore,
     split_selectors,
     unknown_selectors,
 )
@@ -64,6 +65,9 @@ def test_all_selects_everything_and_strings_are_accepted(tmp_path):
         ("[tool.pallas-lsp]\nselect = [1, 2]\n", "select must be a list of strings"),
         ('[tool]\npallas-lsp = "x"\n', "[tool.pallas-lsp] must be a table"),
         ('[tool.pallas-lsp]\nexclude = {a = 1}\n', "exclude must be a list of strings"),
+        ('[tool.pallas-lsp]\nper-file-ignores = ["x"]\n', "per-file-ignores must be a table"),
+        ('[tool.pallas-lsp]\nper-file-ignores = {"t/*" = 3}\n', "per-file-ignores.t/* must be a list"),
+        ('[tool.pallas-lsp]\nper-file-ignores = {"t/*" = ["X9"]}\n', "unknown rule code or prefix"),
     ],
 )
 def test_broken_configuration_is_a_clear_error(tmp_path, body, message):
@@ -159,3 +163,21 @@ def test_without_a_toml_reader_settings_are_ignored_with_a_warning(tmp_path, mon
     assert ConfigResolver().for_path(tmp_path) == config
     with pytest.raises(ConfigError, match="tomli"):
         load_config_file(tmp_path / "pyproject.toml")
+
+
+def test_per_file_ignores(tmp_path):
+    write(tmp_path / "pyproject.toml",
+          '[tool.pallas-lsp]\nper-file-ignores = {"tests/**" = ["pal003"], "*_bench.py" = "PAL"}\n')
+    config = load_config(tmp_path)
+    assert config.per_file_ignores == (("tests/**", ("PAL003",)), ("*_bench.py", ("PAL",)))
+    assert config.ignored_in(tmp_path / "tests" / "deep" / "k.py") == ("PAL003",)
+    assert config.ignored_in(tmp_path / "src" / "x_bench.py") == ("PAL",)
+    assert config.ignored_in(tmp_path / "src" / "tests.py") == ()
+
+
+def test_parse_per_file_ignore():
+    assert parse_per_file_ignore("tests/**:PAL003, pal001") == ("tests/**", ("PAL003", "PAL001"))
+    assert parse_per_file_ignore("C:/x/*.py:PAL") == ("C:/x/*.py", ("PAL",))
+    for bad in ("tests", ":PAL001", "tests:"):
+        with pytest.raises(ValueError, match="expected GLOB:CODES"):
+            parse_per_file_ignore(bad)

@@ -2,7 +2,8 @@
 
     pallas-lsp                         serve LSP over stdio
     pallas-lsp --tcp 127.0.0.1:2087    serve LSP over TCP
-    pallas-lsp check src/ --format json
+    pallas-lsp check src/ --output-format json
+    pallas-lsp rule PAL001             print a rule's documentation
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def build_parser(with_check: bool = True) -> argparse.ArgumentParser:
                     "semaphore arrays passed where one semaphore is needed. "
                     "Without a command, serves LSP over stdio.",
     )
-    parser.add_argument("--version", action="version", version=f"pallas-lsp {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"pallas-lsp {__version__}")
     parser.add_argument("--tcp", metavar="HOST:PORT", type=_tcp_address,
                         help="serve LSP over TCP instead of stdio")
     parser.add_argument("--log-file", metavar="PATH", help="write the server's log to PATH")
@@ -46,16 +47,49 @@ def build_parser(with_check: bool = True) -> argparse.ArgumentParser:
                     "Exit status: 0 clean (warnings allowed), 1 errors found, 2 usage error.",
     )
     if with_check:
-        from . import cli
+        from . import cli_args
 
-        cli.add_arguments(check)
+        cli_args.add_arguments(check)
+    rule = commands.add_parser("rule", help="print a rule's documentation",
+                               description="Print a rule's documentation.")
+    which = rule.add_mutually_exclusive_group(required=True)
+    which.add_argument("code", nargs="?", metavar="CODE", help="a rule code, e.g. PAL001")
+    which.add_argument("--all", action="store_true", help="every rule")
     return parser
+
+
+def _safe_output() -> None:
+    """Characters the terminal's encoding lacks are printed as escapes instead of
+    failing (an exit status of 1 would read as "errors found" in CI)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _rule(args: argparse.Namespace) -> int:
+    from .analysis.rules import RULES
+    from .formats import render_rule
+
+    if args.all:
+        print("\n".join(render_rule(r) for r in RULES.values()), end="")
+        return 0
+    rule = RULES.get(args.code.strip().upper())
+    if rule is None:
+        print(f"pallas-lsp rule: error: unknown rule {args.code!r} (known: {', '.join(RULES)})",
+              file=sys.stderr)
+        return 2
+    print(render_rule(rule), end="")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
+    _safe_output()
     args = build_parser(with_check="check" in argv).parse_args(argv)
+    if args.command == "rule":
+        return _rule(args)
     if args.command == "check":
         from . import cli
 

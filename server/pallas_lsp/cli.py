@@ -1,8 +1,9 @@
-"""`pallas-lsp check PATH...`: lint files and folders for CI.
+"""`pallas-lsp check [PATH...]`: lint files and folders for CI.
 
 Exit status: 0 when no error-severity finding is reported (warnings alone pass), 1 when
-one is (or a file could not be read or analysed), 2 on usage errors (bad flag, missing
-path, broken configuration).
+one is (a syntax error counts, as does a file that could not be read or analysed; with
+`--diff`: when there are changes), 2 on usage errors (bad flag, missing path, broken
+configuration).
 
 Many files are checked by a pool of worker processes (one per core by default); each worker
 reads its files itself and skips, after a cheap byte search, those that cannot hold a Pallas
@@ -12,318 +13,26 @@ semaphore call.
 from __future__ import annotations
 
 import argparse
-import ast
+import dataclasses
 import gc
-import io
 import multiprocessing
 import os
-import re
 import sys
-import tokenize
+from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import formats
-from .analysis.engine import analyze_source
-from .analysis.findings import Finding
-from .analysis.fixes import apply_edits, fix_all_edits, index_fix, split_lines
-from .analysis.rules import RULES, selected
-from .analysis.workspace import Workspace
-from .config import (
-    Config,
-    ConfigError,
-    ConfigResolver,
-    load_config_file,
-    normalize_selectors,
-    split_selectors,
-    unknown_selectors,
-)
-from .memory import frozen_after, reclaim_when_grown
-
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "build", "dist",
-    ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-})
-
-# A file that mentions none of these cannot hold a checked call on a Pallas semaphore
-# (every declaration and every checked API spells one of them), so it is not analysed.
-_CANDIDATE = re.compile(
-    rb"pallas|semaphore|async_copy|async_remote_copy|core_barrier", re.IGNORECASE
-)
+from .analysis.rules import RULES
+from .checker import FileResult, Task, check_file
+from .cli_args import Selection, globs
+from .config import Config, ConfigError, ConfigResolver, load_config_file
+from .discover import STDIN, Found, UsageError, discover
 
 # Below this much source, starting worker processes costs more than it saves.
 _PARALLEL_MIN_BYTES = 256 * 1024
-_FIX_PASSES = 3
 
-
-class UsageError(Exception):
-    """A problem with the command line; reported on stderr with exit status 2."""
-
-
-@dataclass
-class FileResult:
-    """What checking one file gave: findings (with the fix `--fix` would apply), an error
-    message when the file could not be read or analysed, and how many fixes were applied."""
-
-    path: str
-    items: list[formats.Reported] = field(default_factory=list)
-    error: str | None = None
-    fixed: int = 0
-
-
-@dataclass(frozen=True)
-class Task:
-    """One file to check.  `data` holds the source when it came from stdin (`path` is then
-    the name to report it under)."""
-
-    path: str
-    select: tuple[str, ...] | None
-    ignore: tuple[str, ...]
-    fix: bool
-    data: bytes | None = None
-    roots: tuple[str, ...] = ()       # folders other modules of the project are found in
-    interpreter: str | None = None    # the project's Python, for installed libraries
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The `check` subcommand's flags."""
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="files and folders to check (folders: every *.py below them); "
-                             "`-` reads one file from stdin")
-    parser.add_argument("--stdin-filename", metavar="PATH",
-                        help="the name to report stdin's source under (and to find its "
-                             "pyproject.toml from)")
-    parser.add_argument("--format", choices=formats.FORMATS, default="text",
-                        help="output format (default: text)")
-    parser.add_argument("--select", metavar="CODES",
-                        help="comma-separated rule codes or prefixes to report (e.g. PAL001,PAL002); "
-                             "replaces the configuration's `select`")
-    parser.add_argument("--ignore", metavar="CODES",
-                        help="comma-separated rule codes or prefixes not to report; "
-                             "replaces the configuration's `ignore`")
-    parser.add_argument("--config", metavar="PATH",
-                        help="pyproject.toml to use instead of the nearest one")
-    parser.add_argument("--force-exclude", action="store_true",
-                        help="apply the `exclude` globs to files named on the command line too "
-                             "(for pre-commit hooks, which name every changed file)")
-    parser.add_argument("--fix", action="store_true",
-                        help="apply the index fixes (`sems` -> `sems.at[slot]`) in place, "
-                             "then report what is left")
-    parser.add_argument("--exit-zero", action="store_true",
-                        help="exit 0 even when errors are found (usage errors still exit 2)")
-    parser.add_argument("--python", metavar="PATH",
-                        help="the project's Python interpreter: names imported from libraries "
-                             "installed there are read too (default: only the project's files)")
-    parser.add_argument("-j", "--jobs", type=_positive_int, default=None, metavar="N",
-                        help="worker processes (default: one per core)")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
-
-
-def _selectors(text: str | None, flag: str) -> list[str] | None:
-    if text is None:
-        return None
-    values = split_selectors(text)
-    bad = unknown_selectors(values)
-    if bad:
-        raise UsageError(f"{flag}: unknown rule code or prefix: {', '.join(bad)} "
-                         f"(known: {', '.join(RULES)})")
-    return values
-
-
-# ---------------------------------------------------------------------------------------
-# finding the files
-
-STDIN = "-"
-
-
-def _display(path: str) -> str:
-    return os.path.normpath(path)
-
-
-def discover(paths: list[str], config_for, force_exclude: bool = False,
-             ) -> tuple[list[tuple[str, Config]], list[tuple[str, str]]]:
-    """The files to check with their configuration, in a stable order, and the folders
-    that could not be listed as (path, message).
-
-    Folders are walked for `*.py`, skipping SKIP_DIRS and the configuration's `exclude`
-    globs; files named on the command line are always checked unless `force_exclude`.
-    Raises UsageError for a path that does not exist.
-    """
-    found: dict[str, tuple[str, Config]] = {}
-    unlisted: list[tuple[str, str]] = []
-
-    def walk_error(e: OSError) -> None:
-        unlisted.append((_display(e.filename or "?"), f"cannot list folder: {e.strerror or e}"))
-
-    def add(path: str, config: Config) -> None:
-        key = os.path.realpath(path)
-        found.setdefault(key, (_display(path), config))
-
-    for raw in paths:
-        if raw == STDIN:
-            continue
-        if not os.path.exists(raw):
-            raise UsageError(f"{raw}: no such file or directory")
-        if not os.path.isdir(raw):
-            config = config_for(raw)
-            if not (force_exclude and config.is_excluded(raw)):
-                add(raw, config)
-            continue
-        for folder, dirs, files in os.walk(raw, onerror=walk_error):
-            config = config_for(folder)
-            dirs[:] = sorted(
-                d for d in dirs
-                if d not in SKIP_DIRS and not config.is_excluded(os.path.join(folder, d))
-            )
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    path = os.path.join(folder, name)
-                    if not config.is_excluded(path):
-                        add(path, config)
-    return list(found.values()), unlisted
-
-
-# ---------------------------------------------------------------------------------------
-# checking one file (runs in the worker processes)
-
-def read_bytes(path: str) -> tuple[bytes | None, str | None]:
-    """(data, error): a file's bytes, or a message saying why there are none."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(), None
-    except OSError as e:
-        return None, f"cannot read: {e.strerror or e}"
-
-
-def decode_source(data: bytes) -> tuple[str | None, str | None, str | None]:
-    """(text, encoding, error): the decoded source, or a message saying why there is none.
-
-    Honours a PEP 263 coding cookie and a UTF-8 BOM; refuses binary files (NUL bytes).
-    """
-    if b"\0" in data:
-        return None, None, "binary file (contains NUL bytes), not checked"
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as e:  # a bad coding cookie, or bad UTF-8 in the first two lines
-        encoding, problem = "utf-8", f"cannot decode: {e.msg}"
-    else:
-        problem = None
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as e:
-        name = "UTF-8" if encoding.startswith("utf-8") else encoding
-        return None, None, f"not valid {name} (byte {e.start}: {e.reason}), not checked"
-    if problem is not None:
-        return None, None, problem
-    return text, encoding, None
-
-
-_workspaces: dict[tuple, Workspace] = {}
-
-
-def _workspace(task: Task) -> Workspace:
-    """One workspace per process and settings: modules read for one file serve the next."""
-    key = (task.roots, task.interpreter)
-    ws = _workspaces.get(key)
-    if ws is None:
-        ws = _workspaces[key] = Workspace(task.roots, task.interpreter)
-    return ws
-
-
-def _analyze(text: str, task: Task) -> list[Finding]:
-    with frozen_after():
-        findings = analyze_source(text, task.path, _workspace(task))
-    reclaim_when_grown()
-    return _select(findings, task)
-
-
-def _select(findings: list[Finding], task: Task) -> list[Finding]:
-    return [f for f in findings if selected(f.code, task.select, task.ignore)]
-
-
-def _write(path: str, text: str, encoding: str) -> None:
-    """Replace a file's contents atomically, keeping its permissions."""
-    tmp = f"{path}.pallas-lsp-fix.tmp"
-    with open(tmp, "w", encoding=encoding, newline="") as fh:
-        fh.write(text)
-    try:
-        os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-    except OSError:
-        pass
-    os.replace(tmp, path)
-
-
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _apply_fixes(task: Task, text: str, findings: list[Finding]) -> tuple[str, list[Finding], int]:
-    """Apply the index fixes (a few passes, re-analysing after each).
-
-    Returns (new text, findings left, number of edits applied).  A pass that would turn
-    parsable code into a syntax error is not applied.
-    """
-    count = 0
-    parsed = None
-    for _ in range(_FIX_PASSES):
-        edits = fix_all_edits(findings, split_lines(text))
-        if not edits:
-            break
-        new_text = apply_edits(text, edits)
-        if parsed is None:
-            parsed = _parses(text)
-        if parsed and not _parses(new_text):
-            break
-        text, count = new_text, count + len(edits)
-        findings = _analyze(text, task)
-    return text, findings, count
-
-
-def check_file(task: Task) -> FileResult:
-    """Read, prefilter, analyse (and with `fix`, fix) one file.  Never raises."""
-    result = FileResult(_display(task.path))
-    data, error = (task.data, None) if task.data is not None else read_bytes(task.path)
-    if data is not None:
-        text, encoding, error = decode_source(data)
-    if error is not None:
-        result.error = error
-        return result
-    if not _CANDIDATE.search(data):
-        return result
-    try:
-        findings = _analyze(text, task)
-        if task.fix and findings:
-            fixed_text, fixed_findings, count = _apply_fixes(task, text, findings)
-            if count:
-                try:
-                    _write(task.path, fixed_text, encoding)
-                except OSError as e:
-                    result.error = f"cannot write the fixes: {e.strerror or e}"
-                else:
-                    text, findings, result.fixed = fixed_text, fixed_findings, count
-        lines = split_lines(text)
-        result.items = [formats.Reported(result.path, f, index_fix(f, lines)) for f in findings]
-    except Exception as e:  # noqa: BLE001 - an analysis bug must not hide other files' results
-        result.items = []
-        result.error = f"internal error while analysing: {type(e).__name__}: {e}"
-    return result
-
-
-# ---------------------------------------------------------------------------------------
-# running
 
 def _default_jobs() -> int:
     try:
@@ -384,60 +93,140 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
-def _run(args: argparse.Namespace) -> int:
+def _config_for(args: argparse.Namespace):
+    """path -> Config: the nearest pyproject.toml's, or `--config`'s; `--exclude`
+    replaces its `exclude`."""
+    base: Callable[[str], Config]
+    if args.config is not None:
+        fixed = load_config_file(args.config)
+
+        def base(_path: str) -> Config:
+            return fixed
+    else:
+        base = ConfigResolver().for_path
+    if args.exclude is None:
+        return base
+    return lambda path: dataclasses.replace(base(path), exclude=())
+
+
+def _check_usage(args: argparse.Namespace) -> None:
     if args.python is not None and not (os.path.isfile(args.python)
                                         and os.access(args.python, os.X_OK)):
         raise UsageError(f"--python: {args.python}: not an executable file")
-    select = _selectors(args.select, "--select")
-    ignore = _selectors(args.ignore, "--ignore")
-    if args.config is not None:
-        fixed_config = load_config_file(args.config)
-
-        def config_for(_path):
-            return fixed_config
-    else:
-        config_for = ConfigResolver().for_path
-
-    found, unlisted = discover(args.paths, config_for, args.force_exclude)
-    files = [(path, config, None) for path, config in found]
     stdin_count = args.paths.count(STDIN)
     if stdin_count > 1:
         raise UsageError("`-` (stdin) can be given only once")
     if args.stdin_filename is not None and not stdin_count:
         raise UsageError("--stdin-filename needs `-` among the paths")
-    if stdin_count:
-        if args.fix:
-            raise UsageError("--fix cannot rewrite stdin; give the file's path instead")
+    if stdin_count and args.fix:
+        raise UsageError("--fix cannot rewrite stdin; give the file's path instead")
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes needs --fix or --diff")
+
+
+def _run(args: argparse.Namespace) -> int:
+    _check_usage(args)
+    cwd = os.getcwd()
+    selection = Selection.from_args(args, cwd)
+    config_for = _config_for(args)
+    cli_globs = (*(globs(args.exclude) or ()), *(globs(args.extend_exclude) or ()))
+    extra = Config(exclude=cli_globs, root=Path(cwd)) if cli_globs else None
+    found = discover(args.paths, config_for, args.force_exclude, extra)
+    files: list[tuple[str, Config, bytes | None]] = [(p, c, None) for p, c in found.files]
+    if STDIN in args.paths:
         name = args.stdin_filename or STDIN
-        files.append((name, config_for(args.stdin_filename or os.getcwd()), sys.stdin.buffer.read()))
+        files.append((name, config_for(args.stdin_filename or cwd), sys.stdin.buffer.read()))
     for w in sorted({w for _, c, _ in files for w in c.warnings}):
         print(f"pallas-lsp check: warning: {w}", file=sys.stderr)
 
     roots = _roots(args.paths, [c for _, c, _ in files])
-    tasks = [
-        Task(
-            path=path,
-            select=normalize_selectors(select) if select is not None else config.select,
-            ignore=tuple(normalize_selectors(ignore) or ()) if ignore is not None else config.ignore,
-            fix=args.fix,
-            data=data,
-            roots=roots,
-            interpreter=args.python,
-        )
-        for path, config, data in files
-    ]
+    tasks = []
+    for path, config, data in files:
+        select, ignore = selection.for_file(path, config)
+        tasks.append(Task(path, select, ignore, fix=args.fix and not args.diff, diff=args.diff,
+                          unsafe_fixes=args.unsafe_fixes, data=data, roots=roots,
+                          interpreter=args.python))
     results = check_all(tasks, args.jobs or _default_jobs())
+    return _report(args, found, results)
 
+
+def _report(args: argparse.Namespace, found: Found, results: list[FileResult]) -> int:
+    """Print the messages and the report; returns the exit status."""
     items = sorted(
         (item for r in results for item in r.items),
-        key=lambda r: (r.path, r.finding.span, r.finding.code),
+        key=lambda r: (r.path, r.cell or 0, r.finding.span, r.finding.code),
     )
-    errors = sorted([*unlisted, *((r.path, r.error) for r in results if r.error)])
+    errors = sorted([*found.unlisted, *((r.path, r.error) for r in results if r.error)])
     for path, error in errors:
         print(f"{path}: error: {error}", file=sys.stderr)
-    fixed = sum(r.fixed for r in results)
-
-    sys.stdout.write(formats.render(args.format, items, len(tasks), fixed))
-    sys.stdout.flush()
+    notes = [f"{p}: not a Python file (*.py, *.pyi, *.ipynb), not checked" for p in found.not_python]
+    notes += [f"{r.path}: {r.note}" for r in results if r.note]
+    checked = sum(1 for r in results if r.checked)
+    if not checked and not errors:
+        notes.append("No Python files found under the given paths")
+    if not args.silent:
+        for note in notes:
+            print(f"pallas-lsp check: warning: {note}", file=sys.stderr)
+    if args.diff:
+        _output(args, "".join(r.diff for r in results))
+        would = sum(len(r.applied) for r in results)
+        if not (args.quiet or args.silent):
+            print(f"Would fix {would} finding{'' if would == 1 else 's'}.", file=sys.stderr)
+        return 1 if (would or errors) and not args.exit_zero else 0
+    _output(args, _render(args, items, results, checked))
     failed = errors or any(r.finding.severity == "error" for r in items)
     return 1 if failed and not args.exit_zero else 0
+
+
+def _render(args: argparse.Namespace, items: list[formats.Reported],
+            results: list[FileResult], checked: int) -> str:
+    fmt = formats.ALIASES.get(args.format, args.format)
+    if args.statistics:
+        return formats.render_statistics(items, args.unsafe_fixes, as_json=fmt == "json")
+    fixed = sum(len(r.applied) for r in results)
+    summary = None if args.quiet or not checked else formats.Summary(checked, fixed, args.unsafe_fixes)
+    text = formats.render(fmt, items, summary, formats.Style(_color(args)))
+    if args.show_fixes and fmt in ("concise", "full"):
+        text += _show_fixes(args, items, results)
+    return text
+
+
+def _show_fixes(args: argparse.Namespace, items: list[formats.Reported],
+                results: list[FileResult]) -> str:
+    """`--show-fixes`: the fixes applied per file and rule (with --fix), else the ones
+    available."""
+    if args.fix:
+        fixed = sum(len(r.applied) for r in results)
+        out = [f"Fixed {fixed} finding{'' if fixed == 1 else 's'}:"]
+        for result in results:
+            for code, n in sorted(Counter(result.applied).items()):
+                out.append(f"  {result.path}: {n} × {code} ({RULES[code].name})")
+        return "\n".join(out) + "\n"
+    out = ["Fixes available:"]
+    for r in items:
+        if formats.fixable(r, args.unsafe_fixes) and r.fix is not None:
+            cell = f"cell {r.cell}:" if r.cell is not None else ""
+            span = r.finding.span
+            out.append(f"  {r.path}:{cell}{span.line + 1}:{span.col + 1}: {r.finding.code} {r.fix.title}")
+    return "\n".join(out) + "\n" if len(out) > 1 else "No fixes available.\n"
+
+
+def _color(args: argparse.Namespace) -> bool:
+    if args.color != "auto":
+        return args.color == "always"
+    return (args.output_file is None and sys.stdout.isatty()
+            and not os.environ.get("NO_COLOR"))
+
+
+def _output(args: argparse.Namespace, text: str) -> None:
+    if args.silent:
+        return
+    if args.output_file is not None:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise UsageError(f"--output-file: {args.output_file}: {e.strerror or e}") from None
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()

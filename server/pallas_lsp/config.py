@@ -5,6 +5,7 @@
 select = ["PAL"]            # codes or prefixes; empty or absent: every rule
 ignore = ["PAL003"]         # codes or prefixes; ignore wins over select
 exclude = ["generated/", "**/third_party/*.py"]   # globs, relative to the pyproject's folder
+per-file-ignores = {"tests/**" = ["PAL003"]}      # glob -> codes or prefixes not reported
 ```
 
 The nearest pyproject.toml that has a `[tool.pallas-lsp]` table wins (like ruff, a
@@ -25,12 +26,12 @@ try:  # Python >= 3.11
     import tomllib as _toml
 except ImportError:  # pragma: no cover - depends on the interpreter
     try:
-        import tomli as _toml
+        import tomli as _toml  # type: ignore[no-redef,import-not-found]
     except ImportError:
-        _toml = None
+        _toml = None  # type: ignore[assignment]
 
 SECTION = "pallas-lsp"
-KEYS = ("select", "ignore", "exclude")
+KEYS = ("select", "ignore", "exclude", "per-file-ignores")
 
 
 class ConfigError(Exception):
@@ -50,19 +51,29 @@ class Config:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (glob, codes)
     root: Path | None = None
     path: Path | None = None
     warnings: tuple[str, ...] = field(default=())
 
     def is_excluded(self, path: str | os.PathLike) -> bool:
-        """Whether a file or folder matches one of the `exclude` globs.
+        """Whether a file or folder matches one of the `exclude` globs."""
+        return self.matches(path, self.exclude)
+
+    def ignored_in(self, path: str | os.PathLike) -> tuple[str, ...]:
+        """The codes `per-file-ignores` turns off in the file `path`."""
+        return tuple(code for glob, codes in self.per_file_ignores
+                     if self.matches(path, (glob,)) for code in codes)
+
+    def matches(self, path: str | os.PathLike, globs: tuple[str, ...]) -> bool:
+        """Whether a file or folder matches one of `globs`.
 
         As in .gitignore: a glob without `/` (a trailing one aside: `gen/`) matches any
         single path component (`build`, `*_pb2.py`); a glob with `/` inside is anchored at
         `root` and matches the relative path or one of its leading parts (`pkg/generated`
         excludes everything below it); a leading `**/` may match nothing, `./` is ignored.
         """
-        if not self.exclude:
+        if not globs:
             return False
         p = Path(path)
         try:
@@ -71,7 +82,7 @@ class Config:
             rel = None
         parts = rel.parts if rel is not None else (p.name,)
         prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
-        for raw in self.exclude:
+        for raw in globs:
             pattern = raw.strip().rstrip("/")
             if not pattern:
                 continue
@@ -122,6 +133,23 @@ def _string_list(value, key: str, path: Path) -> list[str]:
     raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a list of strings")
 
 
+def _per_file_ignores(value, path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: [tool.{SECTION}] per-file-ignores must be a table of "
+                          f"glob = [codes]")
+    return tuple((glob, normalize_selectors(_string_list(codes, f"per-file-ignores.{glob}", path)) or ())
+                 for glob, codes in value.items())
+
+
+def parse_per_file_ignore(text: str) -> tuple[str, tuple[str, ...]]:
+    """A command-line `GLOB:CODES` (`tests/**:PAL003,PAL001`); raises ValueError."""
+    glob, sep, codes = text.rpartition(":")
+    selectors = split_selectors(codes)
+    if not sep or not glob.strip() or not selectors:
+        raise ValueError(f"expected GLOB:CODES, got {text!r}")
+    return glob.strip(), normalize_selectors(selectors) or ()
+
+
 def find_pyproject(start: str | os.PathLike) -> tuple[Path, dict] | None:
     """The nearest pyproject.toml at or above `start` that has `[tool.pallas-lsp]`,
     with that table; None when there is none.  Raises ConfigError on broken TOML."""
@@ -163,7 +191,8 @@ def config_from_table(table: dict, path: Path) -> Config:
     select = _string_list(table["select"], "select", path) if "select" in table else None
     ignore = _string_list(table.get("ignore", []), "ignore", path)
     exclude = _string_list(table.get("exclude", []), "exclude", path)
-    bad = unknown_selectors([*(select or ()), *ignore])
+    per_file = _per_file_ignores(table.get("per-file-ignores", {}), path)
+    bad = unknown_selectors([*(select or ()), *ignore, *(c for _, codes in per_file for c in codes)])
     if bad:
         raise ConfigError(
             f"{path}: unknown rule code or prefix in [tool.{SECTION}]: {', '.join(bad)} "
@@ -173,6 +202,7 @@ def config_from_table(table: dict, path: Path) -> Config:
         select=normalize_selectors(select),
         ignore=normalize_selectors(ignore) or (),
         exclude=tuple(exclude),
+        per_file_ignores=per_file,
         root=path.parent,
         path=path,
         warnings=tuple(warnings),

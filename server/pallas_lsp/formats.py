@@ -1,32 +1,54 @@
-"""Output formats of `pallas-lsp check`: text, json, sarif, github.
+"""Output formats of `pallas-lsp check`: concise (alias text), full, json, sarif, github.
 
 Each renderer takes the reported findings (sorted by the caller) and returns the whole
 output as one string.  Lines and columns are printed 1-based; columns count code points
-(SARIF says so with `columnKind`).
+(SARIF says so with `columnKind`).  In a notebook, lines count from the start of the
+finding's code cell (`Reported.cell`).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from . import __version__
 from .analysis.findings import Finding, Span
 from .analysis.fixes import Fix
-from .analysis.rules import RULES
+from .analysis.rules import RULES, Rule
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("concise", "full", "json", "sarif", "github")
+ALIASES = {"text": "concise"}
 
 
 @dataclass(frozen=True)
 class Reported:
-    """One finding as the CLI reports it: where, what, and the fix `--fix` would apply."""
+    """One finding as the CLI reports it: where, what, and the fix `--fix` would apply
+    (`--unsafe-fixes` needed when it is not `safe`)."""
 
     path: str
     finding: Finding
     fix: Fix | None = None
+    cell: int | None = None   # notebooks: 1-based number of the code cell holding it
+    source: str = ""          # the text of the finding's first line (shown by `full`)
+    related_cells: tuple[int | None, ...] = ()   # notebooks: the cell of each related place
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What the summary lines of `concise` and `full` say besides the findings."""
+
+    files_checked: int
+    fixed: int = 0
+    unsafe_fixes: bool = False   # `--unsafe-fixes` given: unsafe fixes count as fixable
+
+
+def fixable(r: Reported, unsafe_fixes: bool) -> bool:
+    """Whether `--fix` (with `unsafe_fixes`: `--fix --unsafe-fixes`) applies r's fix."""
+    return r.fix is not None and (r.fix.safe or unsafe_fixes)
 
 
 def display_path(path: str) -> str:
@@ -55,31 +77,126 @@ def _positions(span: Span) -> dict:
 
 
 # ---------------------------------------------------------------------------------------
-# text
+# concise and full
 
-def render_text(items: list[Reported], files_checked: int, fixed: int = 0) -> str:
-    """ruff-like: `path:line:col: CODE message` per finding, then a summary line."""
-    out = [
-        f"{r.path}:{r.finding.span.line + 1}:{r.finding.span.col + 1}: "
-        f"{r.finding.code} {r.finding.message}"
-        for r in items
-    ]
+_ANSI = {"bold": "1", "red": "1;31", "yellow": "1;33", "cyan": "36", "blue": "1;34"}
+
+
+@dataclass(frozen=True)
+class Style:
+    """ANSI colors, or none."""
+
+    color: bool = False
+
+    def __call__(self, text: str, what: str) -> str:
+        return f"\x1b[{_ANSI[what]}m{text}\x1b[0m" if self.color and text else text
+
+
+def _where(r: Reported) -> str:
+    span = r.finding.span
+    cell = f"cell {r.cell}:" if r.cell is not None else ""
+    return f"{r.path}:{cell}{span.line + 1}:{span.col + 1}"
+
+
+def _headline(r: Reported, style: Style) -> str:
+    level = "red" if r.finding.severity == "error" else "yellow"
+    return (f"{style(_where(r), 'bold')}: {style(r.finding.code, level)} "
+            f"{r.finding.message}")
+
+
+def _snippet(r: Reported, style: Style) -> list[str]:
+    """The finding's line with a `^^^` under its span, and the fix's title."""
+    span = r.finding.span
+    number = str(span.line + 1)
+    gutter = " " * len(number)
+    line = r.source.rstrip("\r\n")
+    end = span.end_col if span.end_line == span.line else len(line)
+    # Keep the tabs before the span so the carets line up under it.
+    pad = "".join(c if c == "\t" else " " for c in line[:span.col])
+    carets = style("^" * max(1, end - span.col), "red")
+    out = [f"{gutter} {style('|', 'blue')}",
+           f"{style(number, 'blue')} {style('|', 'blue')} {line}",
+           f"{gutter} {style('|', 'blue')} {pad}{carets} {style(r.finding.code, 'red')}",
+           f"{gutter} {style('|', 'blue')}"]
+    if r.fix is not None:
+        unsafe = "" if r.fix.safe else " (unsafe)"
+        out.append(f"{gutter} = {style('help', 'cyan')}: {r.fix.title}{unsafe}")
+    return out
+
+
+def _summary(items: list[Reported], summary: Summary) -> list[str]:
+    out = []
+    if summary.fixed:
+        out.append(f"Fixed {_plural(summary.fixed, 'finding')}.")
+    if not items:
+        out.append(f"All checks passed ({_plural(summary.files_checked, 'file')} checked).")
+        return out
     errors = sum(1 for r in items if r.finding.severity == "error")
     warnings = len(items) - errors
-    if fixed:
-        out.append(f"Fixed {_plural(fixed, 'finding')}.")
-    if items:
-        files = len({r.path for r in items})
-        parts = ([_plural(errors, "error")] if errors else []) + (
-            [_plural(warnings, "warning")] if warnings else [])
-        out.append(f"Found {' and '.join(parts)} in {_plural(files, 'file')} "
-                   f"({_plural(files_checked, 'file')} checked).")
-        fixable = sum(1 for r in items if r.fix is not None)
-        if fixable:
-            out.append(f"[*] {fixable} fixable with `pallas-lsp check --fix`.")
-    else:
-        out.append(f"All checks passed ({_plural(files_checked, 'file')} checked).")
-    return "\n".join(out) + "\n"
+    files = len({r.path for r in items})
+    parts = ([_plural(errors, "error")] if errors else []) + (
+        [_plural(warnings, "warning")] if warnings else [])
+    out.append(f"Found {' and '.join(parts)} in {_plural(files, 'file')} "
+               f"({_plural(summary.files_checked, 'file')} checked).")
+    fixes = sum(1 for r in items if fixable(r, summary.unsafe_fixes))
+    if fixes:
+        out.append(f"[*] {fixes} fixable with `pallas-lsp check --fix`"
+                   f"{' --unsafe-fixes' if summary.unsafe_fixes else ''}.")
+    hidden = sum(1 for r in items if r.fix is not None) - fixes
+    if hidden:
+        more = "1 more fix" if hidden == 1 else f"{hidden} more fixes"
+        out.append(f"({more} available with `--unsafe-fixes`.)")
+    return out
+
+
+def render_concise(items: list[Reported], summary: Summary | None, style: Style = Style()) -> str:
+    """ruff-like: `path:line:col: CODE message` per finding (`path:cell N:line:col` in a
+    notebook), then the summary lines (none when `summary` is None: `--quiet`)."""
+    out = [_headline(r, style) for r in items]
+    if summary is not None:
+        out += _summary(items, summary)
+    return "".join(line + "\n" for line in out)
+
+
+def render_full(items: list[Reported], summary: Summary | None, style: Style = Style()) -> str:
+    """`concise`'s line, then the source line with the span underlined and the fix."""
+    out = []
+    for r in items:
+        out.append(_headline(r, style))
+        if r.source:
+            out += _snippet(r, style)
+        out.append("")
+    if summary is not None:
+        out += _summary(items, summary)
+    return "".join(line + "\n" for line in out)
+
+
+def render_statistics(items: list[Reported], unsafe_fixes: bool, as_json: bool = False) -> str:
+    """`--statistics`: one line per rule code, the most frequent first (ruff's layout):
+    count, code, `[*]` when every finding of the code can be fixed, rule name."""
+    counts = Counter(r.finding.code for r in items)
+    rows = []
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        rule = RULES.get(code)
+        rows.append({
+            "code": code,
+            "name": rule.name if rule else "syntax-error",
+            "count": n,
+            "fixable": all(fixable(r, unsafe_fixes) for r in items if r.finding.code == code),
+        })
+    if as_json:
+        return json.dumps(rows, indent=2) + "\n"
+    width = max((len(str(row["count"])) for row in rows), default=1)
+    return "".join(f"{row['count']:>{width}}  {row['code']:<6}  "
+                   f"{'[*]' if row['fixable'] else '   '} {row['name']}\n" for row in rows)
+
+
+def render_rule(rule: Rule) -> str:
+    """`pallas-lsp rule CODE`: the rule's documentation."""
+    return (f"# {rule.name} ({rule.code})\n\n"
+            f"Severity: {rule.severity}\n\n"
+            f"{rule.summary}\n\n"
+            f"Documentation: {rule.doc_url}\n")
 
 
 # ---------------------------------------------------------------------------------------
@@ -90,6 +207,7 @@ def _fix_json(fix: Fix | None) -> dict | None:
         return None
     return {
         "title": fix.title,
+        "safe": fix.safe,
         "edits": [{**_positions(e.span), "new_text": e.new_text} for e in fix.edits],
     }
 
@@ -102,6 +220,7 @@ def to_json_objects(items: list[Reported]) -> list[dict]:
         rule = RULES.get(f.code)
         objects.append({
             "path": r.path,
+            "cell": r.cell,
             **_positions(f.span),
             "code": f.code,
             "severity": f.severity,
@@ -111,8 +230,9 @@ def to_json_objects(items: list[Reported]) -> list[dict]:
             "shape": [s if isinstance(s, int) else str(s) for s in f.shape],
             "related": [
                 {"path": display_path(rel.path) if rel.path else r.path,
+                 "cell": r.related_cells[i] if i < len(r.related_cells) else None,
                  **_positions(rel.span), "message": rel.message}
-                for rel in f.related
+                for i, rel in enumerate(f.related)
             ],
             "fix": _fix_json(r.fix),
         })
@@ -144,7 +264,8 @@ def render_github(items: list[Reported]) -> str:
             f"file={_escape_property(r.path)},line={p['line']},col={p['column']},"
             f"endLine={p['end_line']},endColumn={p['end_column']},title={_escape_property(f.code)}"
         )
-        out.append(f"::{level} {props}::{_escape_data(f'{f.code} {f.message}')}")
+        cell = f"cell {r.cell}: " if r.cell is not None else ""
+        out.append(f"::{level} {props}::{_escape_data(f'{f.code} {cell}{f.message}')}")
     return "".join(line + "\n" for line in out)
 
 
@@ -172,7 +293,7 @@ def _region(span: Span) -> dict:
 
 
 def _location(path: str, span: Span, message: str | None = None, id_: int | None = None) -> dict:
-    loc = {"physicalLocation": {"artifactLocation": _artifact(path), "region": _region(span)}}
+    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": _artifact(path), "region": _region(span)}}
     if id_ is not None:
         loc["id"] = id_
     if message:
@@ -197,12 +318,14 @@ def to_sarif(items: list[Reported]) -> dict:
     results = []
     for r in items:
         f = r.finding
-        result = {
+        result: dict[str, Any] = {
             "ruleId": f.code,
             "level": "error" if f.severity == "error" else "warning",
             "message": {"text": f.message},
             "locations": [_location(r.path, f.span)],
         }
+        if r.cell is not None:
+            result["properties"] = {"cell": r.cell}
         if f.code in rule_ids:
             result["ruleIndex"] = rule_ids.index(f.code)
         if f.related:
@@ -243,10 +366,15 @@ def render_sarif(items: list[Reported]) -> str:
     return json.dumps(to_sarif(items), indent=2, ensure_ascii=False) + "\n"
 
 
-def render(fmt: str, items: list[Reported], files_checked: int, fixed: int = 0) -> str:
-    """The whole output of one run in format `fmt` (one of FORMATS)."""
-    if fmt == "text":
-        return render_text(items, files_checked, fixed)
+def render(fmt: str, items: list[Reported], summary: Summary | None,
+           style: Style = Style()) -> str:
+    """The whole output of one run in format `fmt` (one of FORMATS or ALIASES);
+    `summary` None leaves out the summary lines (`--quiet`)."""
+    fmt = ALIASES.get(fmt, fmt)
+    if fmt == "concise":
+        return render_concise(items, summary, style)
+    if fmt == "full":
+        return render_full(items, summary, style)
     if fmt == "json":
         return render_json(items)
     if fmt == "sarif":

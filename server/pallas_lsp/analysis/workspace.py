@@ -76,9 +76,10 @@ class Workspace:
         self.roots = [os.path.abspath(r) for r in roots if r]
         self.interpreter = interpreter
         self.generation = 0
-        self._modules: dict[str, ForeignModule | None] = {}
-        self._loading: set[str] = set()
+        self._modules: dict[tuple[str, str | None], ForeignModule | None] = {}
+        self._loading: set[tuple[str, str | None]] = set()
         self._env_paths: list[str] | None = None
+        self._found: dict[tuple[str, str | None], str | None] = {}   # find_module's answers
 
     # -- configuration ------------------------------------------------------------
     def set_interpreter(self, interpreter):
@@ -89,6 +90,7 @@ class Workspace:
 
     def invalidate(self, path: str | None):
         """A file changed (None: anything may have): forget what was read from it."""
+        self._found.clear()   # a new or removed file can change where any name resolves
         if path is None:
             self._modules.clear()
         else:
@@ -130,28 +132,39 @@ class Workspace:
         return Api(qname)
 
     def module(self, modname: str, from_path: str | None):
-        if modname in self._modules:
-            return self._modules[modname]
-        if modname in self._loading:
-            return None
+        # Keyed by the file found too: which file a name means depends on the importing
+        # file's package, so one file's lookup must not answer another's.
         path = self.find_module(modname, from_path)
+        key = (modname, path)
+        if key in self._modules:
+            return self._modules[key]
+        if key in self._loading:
+            return None
         mod = None
         if path is not None:
             try:
                 if os.path.getsize(path) <= MAX_MODULE_BYTES:
                     with open(path, encoding="utf-8", errors="replace") as fh:
                         text = fh.read()
-                    self._loading.add(modname)
+                    self._loading.add(key)
                     try:
                         mod = ForeignModule(modname, path, text, self)
                     finally:
-                        self._loading.discard(modname)
+                        self._loading.discard(key)
             except OSError as e:
                 log.info("pallas-lsp: cannot read %s: %s", path, e)
-        self._modules[modname] = mod
+        self._modules[key] = mod
         return mod
 
     def find_module(self, modname: str, from_path: str | None) -> str | None:
+        key = (modname, from_path)
+        if key not in self._found:
+            if len(self._found) > 10_000:
+                self._found.clear()
+            self._found[key] = self._find_module(modname, from_path)
+        return self._found[key]
+
+    def _find_module(self, modname: str, from_path: str | None) -> str | None:
         rel = modname.replace(".", os.sep)
         search = []
         if from_path:

@@ -33,7 +33,19 @@ from ..values import (
 from . import builtins
 from .binding import bind
 from .envs import signature
-from .frame import ANY_KWARGS, MAX_DEPTH, STAR, Arg, ArgOrStar, CallArgs, Context, Frame
+from .frame import (
+    ANY_KWARGS,
+    FOREIGN_STEP_BUDGET,
+    MAX_DEPTH,
+    STAR,
+    STEP_BUDGET,
+    Arg,
+    ArgOrStar,
+    CallArgs,
+    Context,
+    ForeignBudget,
+    Frame,
+)
 from .functions import resolve_lazy
 from .syntax import nonlocal_names
 
@@ -156,8 +168,10 @@ class CallingInterpreter(ABC):
     # ------------------------------------------------------------------ user functions
     def call_function(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
                       frame: Frame, helper: bool = True, loop_body: bool = False) -> Any:
-        func.analysed = True
         ctx = self.ctx
+        if func.path is not None and frame.path is None and not ctx.in_foreign:
+            return self._call_foreign(func, args, kwargs, node, frame, helper, loop_body)
+        func.analysed = True
         if func.node is None and resolve_lazy(func) is None:  # a top-level def parsed on first call
             return UNKNOWN
         if frame.depth >= MAX_DEPTH:
@@ -178,6 +192,23 @@ class CallingInterpreter(ABC):
         if key is not None:
             ctx.memo[key] = result
         return result
+
+    def _call_foreign(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
+                      frame: Frame, helper: bool, loop_body: bool) -> Any:
+        """Call another module's function from the entry's module, within what is left
+        of FOREIGN_STEP_BUDGET; past it, the call's value is unknown."""
+        ctx = self.ctx
+        left = FOREIGN_STEP_BUDGET - ctx.foreign_steps
+        if left <= 0:
+            return UNKNOWN
+        start, ctx.limit, ctx.in_foreign = ctx.steps, min(STEP_BUDGET, ctx.steps + left), True
+        try:
+            return self.call_function(func, args, kwargs, node, frame, helper, loop_body)
+        except ForeignBudget:
+            return UNKNOWN
+        finally:
+            ctx.foreign_steps += ctx.steps - start
+            ctx.limit, ctx.in_foreign = STEP_BUDGET, False
 
     def _run_function(self, func: Func, env: dict[str, Any], frame: Frame, loop_body: bool, active: tuple) -> Any:
         fnode = func.node

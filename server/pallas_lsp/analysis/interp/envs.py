@@ -19,19 +19,32 @@ from ..values import (
 from .frame import Arg
 
 
-def holds_sem(value: Any, depth: int = 0) -> bool:
+def holds_sem(value: Any, depth: int = 0, clean: dict[int, int] | None = None) -> bool:
+    """Whether `value` holds a semaphore within 6 levels of containers.
+
+    `clean` (id -> depth) remembers the containers found to hold none from a depth: values
+    share parts, and without it a search could visit the same parts exponentially often.
+    The caller keeps the values alive while it uses one `clean` for several searches."""
     if isinstance(value, Sem):
         return True
     if depth > 6:
         return False
     if isinstance(value, (Seq, SeqTail)):
-        return any(holds_sem(v, depth + 1) for v in value.items)
-    if isinstance(value, Mapping):
-        return any(holds_sem(v, depth + 1) for v in value.items.values())
-    if isinstance(value, Instance):
-        return any(holds_sem(v, depth + 1) for v in value.fields.values())
+        items: Any = value.items
+    elif isinstance(value, Mapping):
+        items = value.items.values()
+    elif isinstance(value, Instance):
+        items = value.fields.values()
+    else:
+        return False
+    if clean is None:
+        clean = {}
+    elif clean.get(id(value), depth + 1) <= depth:
+        return False
+    if any(holds_sem(v, depth + 1, clean) for v in items):
+        return True
+    clean[id(value)] = depth
     return False
-
 
 
 def signature(value: Any, depth: int = 0) -> Any:
@@ -75,9 +88,10 @@ def same(a: Any, b: Any, depth: int = 0) -> bool:
 
 def semaphores_changed(a: dict, b: dict) -> bool:
     """Whether a loop round changed a value that holds semaphores (worth another round)."""
+    clean: dict[int, int] = {}
     for k, v in b.items():
         old = a.get(k, UNKNOWN)
-        if (holds_sem(v) or holds_sem(old)) and not same(old, v):
+        if (holds_sem(v, 0, clean) or holds_sem(old, 0, clean)) and not same(old, v):
             return True
     return False
 

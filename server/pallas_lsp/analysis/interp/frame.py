@@ -15,10 +15,17 @@ MAX_UNROLL_NESTING = 2
 MAX_LOOP_ROUNDS = 3
 MAX_RANGE_UNROLL = 8
 STEP_BUDGET = 150_000
+# Steps an entry may spend in other modules' functions (helpers are small; a call into a
+# large library, such as a test calling the analysis itself, would use the whole budget).
+FOREIGN_STEP_BUDGET = 20_000
 
 
 class Budget(Exception):
     """The entry used up its step budget: findings so far stand, the rest is unknown."""
+
+
+class ForeignBudget(Exception):
+    """Other modules' functions used up their steps: the pending call's value is unknown."""
 
 
 class _Star:
@@ -124,6 +131,9 @@ class Context:
     silent: bool = False                 # evaluating a global's value: no findings, no kernels
     findings: list[Any] = field(default_factory=list)     # checks.RawFinding
     steps: int = 0
+    limit: int = STEP_BUDGET             # lower while in another module's function
+    foreign_steps: int = 0               # steps spent in other modules' functions
+    in_foreign: bool = False
     active: list[tuple] = field(default_factory=list)   # (function node, argument signature) on the stack
     memo: dict = field(default_factory=dict)            # top-level function calls already analysed
     unrolling: int = 0                   # nesting of unrolled loops
@@ -139,8 +149,8 @@ class Context:
 
     def tick(self) -> None:
         self.steps += 1
-        if self.steps > STEP_BUDGET:
-            raise Budget()
+        if self.steps > self.limit:
+            raise Budget() if self.steps > STEP_BUDGET else ForeignBudget()
 
 
 class Evaluator(Protocol):
