@@ -151,20 +151,6 @@ def test_selector_helpers():
     assert normalize_selectors(None) is None
 
 
-def test_without_a_toml_reader_settings_are_ignored_with_a_warning(tmp_path, monkeypatch):
-    # Python 3.10 without tomli
-    import pallas_lsp.config as config_module
-
-    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nselect = ["PAL001"]\n')
-    monkeypatch.setattr(config_module, "_toml", None)
-    config = load_config(tmp_path)
-    assert config.select is None
-    assert "tomli" in config.warnings[0]
-    assert ConfigResolver().for_path(tmp_path) == config
-    with pytest.raises(ConfigError, match="tomli"):
-        load_config_file(tmp_path / "pyproject.toml")
-
-
 def test_per_file_ignores(tmp_path):
     write(tmp_path / "pyproject.toml",
           '[tool.pallas-lsp]\nper-file-ignores = {"tests/**" = ["pal003"], "*_bench.py" = "PAL"}\n')

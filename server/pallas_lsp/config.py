@@ -17,18 +17,16 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .analysis.rules import RULES
 
-try:  # Python >= 3.11
+if sys.version_info >= (3, 11):
     import tomllib as _toml
-except ImportError:  # pragma: no cover - depends on the interpreter
-    try:
-        import tomli as _toml  # type: ignore[no-redef,import-not-found]
-    except ImportError:
-        _toml = None  # type: ignore[assignment]
+else:  # pragma: no cover - depends on the interpreter
+    import tomli as _toml
 
 SECTION = "pallas-lsp"
 KEYS = ("select", "ignore", "exclude", "per-file-ignores")
@@ -168,8 +166,6 @@ def find_pyproject(start: str | os.PathLike) -> tuple[Path, dict] | None:
 
 def read_table(path: Path) -> dict | None:
     """The `[tool.pallas-lsp]` table of one pyproject.toml (None when it has none)."""
-    if _toml is None:
-        return None
     try:
         with open(path, "rb") as fh:
             data = _toml.load(fh)
@@ -213,14 +209,8 @@ def load_config(start: str | os.PathLike) -> Config:
     """The configuration that applies to `start` (a file or a folder).
 
     Defaults (every rule, nothing excluded) when no pyproject.toml with `[tool.pallas-lsp]`
-    is found.  Raises ConfigError for a broken file.  On Python 3.10 without `tomli`
-    pyproject.toml cannot be read: defaults, with a warning.
+    is found.  Raises ConfigError for a broken file.
     """
-    if _toml is None:
-        return Config(warnings=(
-            ("pyproject.toml settings are ignored: reading TOML needs Python >= 3.11 or "
-             "the `tomli` package"),
-        ))
     found = find_pyproject(start)
     if found is None:
         return Config()
@@ -235,8 +225,6 @@ def load_config_file(path: str | os.PathLike) -> Config:
     p = Path(path).absolute()
     if not p.is_file():
         raise ConfigError(f"{path}: no such file")
-    if _toml is None:
-        raise ConfigError(f"{path}: reading TOML needs Python >= 3.11 or the `tomli` package")
     table = read_table(p)
     if table is None:
         return Config(root=p.parent, path=p)
@@ -261,16 +249,13 @@ class ConfigResolver:
         cached = self._by_dir.get(folder)
         if cached is not None:
             return cached
-        if _toml is None:
-            config = load_config(folder)
+        candidate = folder / "pyproject.toml"
+        table = read_table(candidate) if candidate.is_file() else None
+        if table is not None:
+            config = config_from_table(table, candidate)
+        elif folder.parent == folder:
+            config = Config()
         else:
-            candidate = folder / "pyproject.toml"
-            table = read_table(candidate) if candidate.is_file() else None
-            if table is not None:
-                config = config_from_table(table, candidate)
-            elif folder.parent == folder:
-                config = Config()
-            else:
-                config = self._for_dir(folder.parent)
+            config = self._for_dir(folder.parent)
         self._by_dir[folder] = config
         return config

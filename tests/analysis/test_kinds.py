@@ -6,7 +6,6 @@ REGULAR or BARRIER semaphore waited by a DMA -> `dma_wait requires a DMA semapho
 from __future__ import annotations
 
 import pytest
-
 from pallas_lsp.analysis.fixes import apply_edits, fixes_for, split_lines
 
 from .helpers import IMPORTS, analyze, dedent, found, line_of

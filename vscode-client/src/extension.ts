@@ -246,6 +246,7 @@ function currentSettings(cmd: ServerCommand) {
       select: config.get<string[] | null>("select"),
       ignore: config.get<string[] | null>("ignore"),
       logLevel: config.get<string>("logLevel", "info"),
+      inlayHints: config.get<boolean>("inlayHints", false),
     },
     cmd,
   );

@@ -78,6 +78,7 @@ export interface PallasSettings {
   select?: string[] | null;
   ignore?: string[] | null;
   logLevel?: string;
+  inlayHints?: boolean;
 }
 
 /**
@@ -92,6 +93,7 @@ export function serverSettings(settings: PallasSettings, cmd: ServerCommand) {
     ignore: settings.ignore ?? undefined,
     interpreter: cmd.interpreter ?? null,
     logLevel: settings.logLevel ?? "info",
+    inlayHints: settings.inlayHints ?? false,
   };
 }
 

@@ -49,7 +49,9 @@ test("the settings sent to the server always name the interpreter it runs with",
     ignore: ["PAL003"],
     interpreter: "/ext/python",
     logLevel: "debug",
+    inlayHints: false,
   });
+  assert.equal(serverSettings({ inlayHints: true }, ext).inlayHints, true);
   const expanded = resolveServerCommand({ interpreter: "${workspaceFolder}/.venv/bin/python" }, undefined, "/proj");
   assert.equal(serverSettings({}, expanded).interpreter, "/proj/.venv/bin/python");
   const exe = resolveServerCommand({ serverPath: "/opt/venv/bin/pallas-lsp" }, undefined);

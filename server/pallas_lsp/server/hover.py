@@ -1,4 +1,5 @@
-"""textDocument/hover: what the analysis knows of the semaphore under the cursor.
+"""textDocument/hover: what Pallas binds to the kernel parameter under the cursor, or what
+the analysis knows of the semaphore under it.
 
 `sems` -> "DMA semaphore array of shape `(2,)`, declared at line 40 — index it with
 `.at[...]`"; `sems.at[slot]` -> "one DMA semaphore".  The answer comes from the values
@@ -16,7 +17,7 @@ from .diagnostics import PositionConverter
 from .documents import Document, DocumentStore, Result
 
 
-def _position(result: Result, uri: str, pos: types.Position, converter: PositionConverter):
+def position(result: Result, uri: str, pos: types.Position, converter: PositionConverter):
     """The (line, code-point column) in the analysed text for a client position."""
     if result.notebook is None:
         return converter.to_server(result.lines, pos)
@@ -32,12 +33,18 @@ async def hover(store: DocumentStore, doc: Document, uri: str, pos: types.Positi
     result = await store.current(doc)
     if result is None:
         return None
-    where = _position(result, uri, pos, converter)
+    where = position(result, uri, pos, converter)
     if where is None:
         return None
     loop = asyncio.get_running_loop()
-    info = await loop.run_in_executor(store.executor, doc.analyzer.semaphore_at, *where)
-    if info is None:
-        return None
+    param = await loop.run_in_executor(store.executor, doc.analyzer.parameter_at, *where)
+    if param is not None:
+        text = param.detail + (f" (declared at line {param.target.line + 1})"
+                               if param.target is not None and param.target_path is None else "")
+    else:
+        info = await loop.run_in_executor(store.executor, doc.analyzer.semaphore_at, *where)
+        if info is None:
+            return None
+        text = info.describe()
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                     value=f"**pallas-lsp**: {info.describe()}"))
+                                                     value=f"**pallas-lsp**: {text}"))

@@ -20,11 +20,12 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..analysis.workspace import Workspace
-from . import capabilities, logs, transport, wire
+from . import capabilities, kernel_params, logs, transport, wire
 from .code_actions import KINDS, ActionBuilder
 from .diagnostics import PositionConverter
 from .documents import DocumentStore
 from .hover import hover as semaphore_hover
+from .hover import position
 from .protocol import PallasProtocol
 from .settings import ProjectConfigs, Selection, Settings, parse_settings
 
@@ -281,6 +282,36 @@ async def hover(ls: PallasLanguageServer, params: types.HoverParams):
         return await semaphore_hover(ls.documents, doc, uri, params.position, ls.converter())
     except Exception:
         log.exception("hover for %s failed", uri)
+        return None
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+async def inlay_hint(ls: PallasLanguageServer, params: types.InlayHintParams):
+    uri = params.text_document.uri
+    doc = ls.documents.get(uri)
+    if doc is None or not ls.settings.inlay_hints:
+        return []
+    try:
+        return await kernel_params.inlay_hints(ls.documents, doc, uri, params.range, ls.converter())
+    except Exception:
+        log.exception("inlay hints for %s failed", uri)
+        return []
+
+
+@server.feature(types.TEXT_DOCUMENT_DEFINITION)
+async def definition(ls: PallasLanguageServer, params: types.DefinitionParams):
+    uri = params.text_document.uri
+    doc = ls.documents.get(uri)
+    if doc is None:
+        return None
+    try:
+        result = await ls.documents.current(doc)
+        where = position(result, uri, params.position, ls.converter()) if result is not None else None
+        if where is None:
+            return None
+        return await kernel_params.definition(ls.documents, doc, uri, where, ls.converter()) or None
+    except Exception:
+        log.exception("go to definition in %s failed", uri)
         return None
 
 

@@ -21,7 +21,7 @@ def check_kind(ctx: Context, value: Any, kinds: frozenset[str] | None, verb: str
             or value.kind not in _DECLARED_AS or value.kind in kinds:
         return
     what = f"`{at.block.segment(at.node)}` is {_DECLARED_AS[value.kind]}"
-    notes = ()
+    notes: tuple[ContractNote, ...] = ()
     if value.decl is not None:
         notes = (ContractNote(value.decl, f"declared as {_DECLARED_AS[value.kind]} here"),)
     if "DMA" in kinds:
