@@ -24,7 +24,7 @@ from .analysis.parse import split_blocks
 from .analysis.rules import selected
 from .analysis.workspace import Workspace
 from .discover import display, is_notebook
-from .memory import frozen_after, reclaim_when_grown
+from .memory import GrowthWatch, frozen_after
 from .notebook_source import NotebookError, NotebookSource, read_notebook
 
 # A file that mentions none of these cannot hold a checked call on a Pallas semaphore
@@ -152,7 +152,8 @@ def syntax_error(text: str) -> Finding | None:
     return None
 
 
-_workspaces: dict[tuple, Workspace] = {}
+_workspaces: dict[tuple, Workspace] = {}   # one per project, in each worker process
+_GROWTH = GrowthWatch()                     # this worker process's frozen garbage
 
 
 def _workspace(task: Task) -> Workspace:
@@ -167,7 +168,7 @@ def _workspace(task: Task) -> Workspace:
 def _analyze(text: str, task: Task) -> list[Finding]:
     with frozen_after():
         findings = analyze_source(text, task.path, _workspace(task))
-    reclaim_when_grown()
+    _GROWTH.reclaim_when_grown()
     select = list(task.select) if task.select is not None else None
     return [f for f in findings if selected(f.code, select, list(task.ignore))]
 

@@ -1,10 +1,11 @@
 """How pallas-lsp runs an analysis under Python's cyclic garbage collector.
 
 An analysis allocates its trees and values (about two million objects for a
-20,000-line file) and almost all of them are long-lived and acyclic.  The engine runs with
-the collector paused (`engine.ModuleAnalyzer.analyze`); left alone, the collections that
-follow would scan every one of those objects at least twice: a pause of 0.1-0.3 s right
-before the server sends the diagnostics, and about a quarter of `pallas-lsp check`'s time.
+20,000-line file) and almost all of them are long-lived and acyclic.  The callers of the
+analysis (the server, `pallas-lsp check`) run it with the collector paused: the cyclic GC
+would rescan those objects again and again (more than half the time of a first
+analysis), and the collections after it would scan every one of them at least twice (a
+pause of 0.1-0.3 s right before the server sends the diagnostics).
 
 `frozen_after()` moves what an analysis leaves alive to the permanent generation
 (`gc.freeze`) instead: those objects are never scanned, and the ones that die are still
@@ -50,8 +51,6 @@ def reclaim() -> None:
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-_baseline: int | None = None
-_calls = 0
 
 
 def _rss() -> int | None:
@@ -63,21 +62,29 @@ def _rss() -> int | None:
         return None
 
 
-def reclaim_when_grown(step: int = 128 << 20, every: int = 64) -> bool:
+class GrowthWatch:
     """`reclaim()` once the process has grown by `step` bytes since the last time (where
-    its memory cannot be read: every `every` calls).  For batch runs (`pallas-lsp check`
-    over many files): a full collection costs about 0.5 s with a parse cache full of
-    trees, so it is paid only when the frozen garbage may have become large."""
-    global _baseline, _calls
-    rss = _rss()
-    _calls += 1
-    if rss is None:
-        due = _calls % every == 0
-    else:
-        if _baseline is None:
-            _baseline = rss
-        due = rss - _baseline >= step
-    if due:
-        reclaim()
-        _baseline = _rss()
-    return due
+    its memory cannot be read: every `every` calls).  For long runs (`pallas-lsp check`
+    over many files, documents kept open): a full collection costs about 0.5 s with a
+    parse cache full of trees, so it is paid only when the frozen garbage may have
+    become large.  Owned by the caller (one per checker process, one per server)."""
+
+    def __init__(self, step: int = 128 << 20, every: int = 64) -> None:
+        self.step = step
+        self.every = every
+        self._baseline: int | None = None
+        self._calls = 0
+
+    def reclaim_when_grown(self) -> bool:
+        rss = _rss()
+        self._calls += 1
+        if rss is None:
+            due = self._calls % self.every == 0
+        else:
+            if self._baseline is None:
+                self._baseline = rss
+            due = rss - self._baseline >= self.step
+        if due:
+            reclaim()
+            self._baseline = _rss()
+        return due

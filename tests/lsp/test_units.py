@@ -201,9 +201,9 @@ def test_reclaim_when_grown_collects_only_after_enough_growth(monkeypatch):
     sizes = iter([100, 150, 227, 228, 229, 356, 357, 400])
     monkeypatch.setattr(memory, "_rss", lambda: next(sizes))
     monkeypatch.setattr(memory, "reclaim", lambda: calls.append(1))
-    monkeypatch.setattr(memory, "_baseline", None)
+    watch = memory.GrowthWatch(step=128)
     # 100 is the baseline; at 228 the process has grown by the step: collect, and the
     # size after it (229) is the new baseline; at 357 it has grown by the step again.
-    got = [memory.reclaim_when_grown(step=128) for _ in range(6)]
+    got = [watch.reclaim_when_grown() for _ in range(6)]
     assert got == [False, False, False, True, False, True]
     assert len(calls) == 2

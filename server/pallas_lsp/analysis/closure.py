@@ -10,6 +10,7 @@ import ast
 import re
 import sys
 
+from .caches import CACHES
 from .interp.syntax import import_bindings
 from .module import PALLAS_ROOTS, STDLIB, block_names, def_name
 from .pallas.derived import CREATORS, CREATORS_BROAD
@@ -27,7 +28,6 @@ def is_definition(block: Block) -> bool:
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
-_FACTS_CACHE: dict[tuple, _Facts] = {}
 
 
 class _Facts:
@@ -69,11 +69,9 @@ class _Facts:
 
 def _facts(block, package) -> _Facts:
     key = (block.text, package)
-    facts = _FACTS_CACHE.get(key)
+    facts = CACHES.facts.get(key)
     if facts is None:
-        if len(_FACTS_CACHE) > 20000:
-            _FACTS_CACHE.clear()
-        facts = _FACTS_CACHE[key] = _Facts(block, package)
+        facts = CACHES.facts.put(key, _Facts(block, package))
     return facts
 
 

@@ -24,7 +24,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..memory import gc_paused
 from . import checks
 from .closure import creator_closure, in_closure, is_definition
 from .contract import ContractResult, check_calls
@@ -101,10 +100,8 @@ class ModuleAnalyzer:
         True the run stops with `Cancelled` (the analyzer stays consistent with
         `source`: finished entries are kept, the others run next time)."""
         # Parsing and interpreting allocate many small, long-lived objects (AST nodes):
-        # the cyclic GC would rescan them again and again (more than half the time of a
-        # first analysis).  Nothing here makes cycles that must die early.
-        with gc_paused():
-            return self._analyze(source, cancelled)
+        # callers run this with the cyclic GC paused (`pallas_lsp.memory.frozen_after`).
+        return self._analyze(source, cancelled)
 
     def _analyze(self, source: str, cancelled) -> list[Finding]:
         if "\r" in source:

@@ -9,6 +9,7 @@ import logging
 import re
 import sys
 
+from .caches import CACHES
 from .interp.core import Interpreter
 from .interp.frame import Budget, Context, Frame
 from .interp.syntax import import_bindings
@@ -60,7 +61,6 @@ def _bound_names(stmts, out):
     return out
 
 
-_NAMES_CACHE: dict[str, frozenset] = {}
 
 
 _DEF_NAME = re.compile(r"^(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
@@ -75,18 +75,14 @@ def def_name(block: Block) -> str | None:
 
 
 def block_names(block: Block) -> frozenset:
-    names = _NAMES_CACHE.get(block.text)
+    names = CACHES.block_names.get(block.text)
     if names is None:
         name = def_name(block)
         if name is not None:
-            names = frozenset((name,))
-            _NAMES_CACHE[block.text] = names
-            return names
+            return CACHES.block_names.put(block.text, frozenset((name,)))
         tree = block.tree
         names = frozenset(_bound_names(tree.body, set())) if tree is not None else frozenset()
-        if len(_NAMES_CACHE) > 20000:
-            _NAMES_CACHE.clear()
-        _NAMES_CACHE[block.text] = names
+        CACHES.block_names.put(block.text, names)
     return names
 
 

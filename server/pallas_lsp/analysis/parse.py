@@ -17,18 +17,17 @@ from __future__ import annotations
 
 import ast
 import bisect
-import itertools
 import re
 import warnings
 from typing import Any
+
+from .caches import CACHES
 
 # A block starts at column 0 with code (not a comment, not a closing bracket).  Triple
 # quotes are matched too, so that lines inside a multi-line string never start a block.
 _START_OR_QUOTE = re.compile(r'^(?=[^\s#)\]}])|"""|\'\'\'', re.MULTILINE)
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally|case)\b")
 
-_PARSE_CACHE: dict[str, ast.Module | None | bool] = {}
-_PARSE_CACHE_LIMIT = 3000
 
 
 class Block:
@@ -90,7 +89,7 @@ class Block:
 
 
 def parse_text(text: str) -> ast.Module | None:
-    tree = _PARSE_CACHE.get(text, False)
+    tree = CACHES.parse.get(text, False)
     if not isinstance(tree, (ast.Module, type(None))):
         try:
             with warnings.catch_warnings():
@@ -98,12 +97,7 @@ def parse_text(text: str) -> ast.Module | None:
                 tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
-        if len(_PARSE_CACHE) >= _PARSE_CACHE_LIMIT:
-            # Drop the oldest third (blocks keep their own trees; this only shares trees
-            # between equal texts), so a long editing session does not pile up trees.
-            for key in list(itertools.islice(_PARSE_CACHE, _PARSE_CACHE_LIMIT // 3)):
-                del _PARSE_CACHE[key]
-        _PARSE_CACHE[text] = tree
+        CACHES.parse.put(text, tree)
     return tree
 
 

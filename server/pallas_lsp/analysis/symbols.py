@@ -8,6 +8,8 @@ all give the same canonical names that the API registry (`pallas/registry.py`) i
 
 from __future__ import annotations
 
+from .caches import CACHES
+
 # Longest prefixes first (checked in order).
 _PREFIXES = (
     ("jax.experimental.pallas.tpu", "pltpu"),
@@ -39,16 +41,11 @@ LIBRARY_ROOTS = frozenset({"jax", "functools", "dataclasses", "jaxlib", "numpy",
                            "collections", "itertools", "operator", "enum", "abc", "os", "sys"})
 
 
-_CANONICAL: dict[str, str] = {}
-
-
 def canonical(qname: str) -> str:
     """Canonical dotted name for a fully qualified one."""
-    hit = _CANONICAL.get(qname)
+    hit = CACHES.canonical.get(qname)
     if hit is None:
-        hit = _canonical(qname)
-        if len(_CANONICAL) < 100_000:
-            _CANONICAL[qname] = hit
+        hit = CACHES.canonical.put(qname, _canonical(qname))
     return hit
 
 

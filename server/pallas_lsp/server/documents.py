@@ -28,7 +28,7 @@ from pygls.uris import to_fs_path
 from ..analysis.engine import Cancelled, ModuleAnalyzer
 from ..analysis.findings import Finding
 from ..analysis.fixes import split_lines
-from ..memory import frozen_after, reclaim, reclaim_when_grown
+from ..memory import GrowthWatch, frozen_after, reclaim
 from .diagnostics import DiagnosticFactory, PositionConverter, split_plain
 from .notebooks import NotebookText, join_cells, notebook_message
 from .settings import Selection
@@ -133,6 +133,7 @@ class DocumentStore:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
         self.stopped = False
         self._reclaim_pending = False
+        self.growth = GrowthWatch()
 
     def stop(self) -> None:
         """The client asked for shutdown: no more runs; a run in flight is not waited for."""
@@ -280,7 +281,7 @@ class DocumentStore:
                 with frozen_after():
                     findings = doc.analyzer.analyze(
                         text, lambda: doc.closed or self.stopped or doc.generation != snap.generation)
-                reclaim_when_grown()   # documents kept open for a long time
+                self.growth.reclaim_when_grown()   # documents kept open for a long time
             except Cancelled:
                 log.debug("%s v%s: superseded after %.1f ms", doc.uri, snap.version,
                           (time.perf_counter() - t0) * 1000)

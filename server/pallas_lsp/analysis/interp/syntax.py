@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-import weakref
 from typing import Any
 
+from ..caches import CACHES
 from ..symbols import canonical, resolve_relative
 
 
@@ -18,9 +18,10 @@ def catches_import_error(handler: ast.ExceptHandler) -> bool:
 
 def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[str]:
     """Names a function declares `nonlocal` (its assignments write to the enclosing frame)."""
-    cached = _NONLOCALS.get(fnode)
+    memo = CACHES.nonlocals
+    cached = memo.get(fnode)
     if cached is None and func_block_text is not None and "nonlocal" not in func_block_text:
-        cached = _NONLOCALS[fnode] = frozenset()  # the common case, without walking the body
+        cached = memo[fnode] = frozenset()  # the common case, without walking the body
     if cached is None:
         out = set()
         stack = list(fnode.body) if not isinstance(fnode, ast.Lambda) else []
@@ -30,11 +31,10 @@ def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[
                 out.update(n.names)
             elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 stack.extend(ast.iter_child_nodes(n))
-        cached = _NONLOCALS[fnode] = frozenset(out)
+        cached = memo[fnode] = frozenset(out)
     return cached
 
 
-_NONLOCALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 

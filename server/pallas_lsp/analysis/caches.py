@@ -1,0 +1,61 @@
+"""The analysis's memo tables, held by one explicit object.
+
+Parsed trees, the names each block binds, the creator facts of each block, canonical
+names and the `nonlocal` names of each function are pure functions of their keys, so
+they are shared by every document (equal text, equal answer) and bounded.  `CACHES` is
+the one instance; `CACHES.clear()` empties every table (tests, a long-running server
+that wants its memory back)."""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any, Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class BoundedMemo(Generic[K, V]):
+    """A dict that drops its oldest `evict` share of entries when it reaches `limit`."""
+
+    def __init__(self, limit: int, evict: float = 1.0) -> None:
+        self.limit = limit
+        self.evict = evict
+        self._data: dict[K, V] = {}
+
+    def get(self, key: K, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
+    def put(self, key: K, value: V) -> V:
+        if len(self._data) >= self.limit:
+            drop = max(1, int(self.limit * self.evict))
+            for old in list(itertools.islice(self._data, drop)):
+                del self._data[old]
+        self._data[key] = value
+        return value
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class Caches:
+    def __init__(self) -> None:
+        # text -> tree; the oldest third goes (blocks keep their own trees: this only
+        # shares trees between equal texts, so a long session does not pile them up)
+        self.parse: BoundedMemo[str, Any] = BoundedMemo(3000, 1 / 3)
+        self.block_names: BoundedMemo[str, frozenset] = BoundedMemo(20_000)
+        self.facts: BoundedMemo[tuple, Any] = BoundedMemo(20_000)
+        self.canonical: BoundedMemo[str, str] = BoundedMemo(100_000)
+        self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
+
+    def clear(self) -> None:
+        for memo in (self.parse, self.block_names, self.facts, self.canonical):
+            memo.clear()
+        self.nonlocals.clear()
+
+
+CACHES = Caches()
