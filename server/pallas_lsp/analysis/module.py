@@ -99,6 +99,19 @@ class ModuleState:
         self.bindings: dict[str, Block] = bindings
         self._envs: dict = {}
         self._evaluating: set = set()
+        self._spelling: dict[str, frozenset[str]] = {}
+
+    def names_of_blocks_spelling(self, word: str) -> frozenset[str]:
+        """Top-level names bound by blocks whose text contains `word` (computed once per
+        run): a cheap prefilter before walking code for a call of that API."""
+        names = self._spelling.get(word)
+        if names is None:
+            found: set[str] = set()
+            for b in self.blocks:
+                if word in b.text:
+                    found |= block_names(b)
+            names = self._spelling[word] = frozenset(found)
+        return names
 
     def binding_key(self, name):
         b = self.bindings.get(name)

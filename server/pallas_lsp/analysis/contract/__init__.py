@@ -24,7 +24,8 @@ from .tiling import block_tiling
 
 # The rules about the grid and the specs hold for `pallas_call`; `pl.kernel` (a mesh, no
 # grid) shares only the kernel's arity.
-_GRID_RULES = (index_map_arity, index_map_results, block_rank, spec_trees, dimension_semantics, block_tiling)
+# In JAX's order: one finding per place and rule family is kept, the first one.
+_GRID_RULES = (index_map_arity, block_rank, index_map_results, spec_trees, dimension_semantics, block_tiling)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from ..report import ContractFinding, ContractNote
 from ..values import Api, Const, Func, Loc, Partial
 from .layout import Layout
 
-_AXIS_APIS = {"pl.program_id": "pl.program_id", "pl.num_programs": "pl.num_programs"}
+_AXIS_APIS = {"pl.program_id", "pl.num_programs"}
+_AXIS_WORDS = {"program_id", "num_programs"}
 _MAX_HELPER_DEPTH = 3
 # Decorators whose function runs in the kernel, at the same grid point.
 _GRID_BODY_DECORATORS = {"pl.when", "pl.loop"}
@@ -31,23 +32,44 @@ def axis_calls(ev: Evaluator, func: Func, depth: int = 0, seen: set | None = Non
     """(where, API, axis) of every static-axis program_id / num_programs call in `func`,
     in the `pl.when` / `pl.loop` bodies it defines, and in the functions of this module it
     calls (a few levels deep).  Other nested functions are skipped: an `emit_pipeline`
-    body, for one, has a grid of its own."""
+    body, for one, has a grid of its own.  Only calls that spell an axis API, or a helper
+    whose text does, are evaluated."""
     seen = set() if seen is None else seen
     if id(func.node) in seen or func.path is not None:
         return
     seen.add(id(func.node))
     frame = func.frame if func.frame is not None else Frame({}, None, func.block)
     for node in _own_nodes(ev, func.node, frame):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
+        if not isinstance(node, ast.Call):
             continue
-        callee = ev.eval(node.func, frame)
-        if isinstance(callee, Api) and callee.qname in _AXIS_APIS and node.args:
-            axis = ev.eval(node.args[0], frame)
-            if isinstance(axis, Const) and type(axis.value) is int:
-                yield Loc(func.block, node), callee.qname, axis.value
-        elif isinstance(callee, Func) and depth < _MAX_HELPER_DEPTH \
-                and (callee.node is not None or resolve_lazy(callee) is not None):
-            yield from axis_calls(ev, callee, depth + 1, seen)
+        target = node.func
+        word = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", None)
+        if word in _AXIS_WORDS and node.args:
+            callee = ev.eval(target, frame)
+            if isinstance(callee, Api) and callee.qname in _AXIS_APIS:
+                axis = ev.eval(node.args[0], frame)
+                if isinstance(axis, Const) and type(axis.value) is int:
+                    yield Loc(func.block, node), callee.qname, axis.value
+        elif isinstance(target, ast.Name) and depth < _MAX_HELPER_DEPTH:
+            callee = ev.eval(target, frame)
+            if isinstance(callee, Func) and _spells_an_axis(callee) \
+                    and (callee.node is not None or resolve_lazy(callee) is not None):
+                yield from axis_calls(ev, callee, depth + 1, seen)
+
+
+def _may_name_an_axis(ev: Evaluator, func: Func) -> bool:
+    """Whether the kernel's text spells an axis API, or the name of a function of this
+    module that does (a cheap test before walking the kernel)."""
+    if _spells_an_axis(func):
+        return True
+    module = ev.ctx.module
+    text = func.block.text if func.block is not None else ""
+    return any(name in text for word in _AXIS_WORDS for name in module.names_of_blocks_spelling(word))
+
+
+def _spells_an_axis(func: Func) -> bool:
+    text = func.block.text if func.block is not None else ""
+    return any(word in text for word in _AXIS_WORDS)
 
 
 def _own_nodes(ev: Evaluator, fnode: ast.AST, frame: Frame) -> Iterator[ast.AST]:
@@ -75,12 +97,19 @@ def _is_grid_body_decorator(ev: Evaluator, decorator: ast.expr, frame: Frame) ->
 
 def grid_axes(ev: Evaluator, layout: Layout) -> Iterator[ContractFinding]:
     rank = layout.grid_rank
-    func = _kernel_func(layout.call.kernel)
-    if rank is None or func is None:
+    call = layout.call
+    if rank is None:
         return
-    call_loc = layout.call.loc()
+    if call.ran:   # its kernel was interpreted: the uses seen running it
+        uses: Any = [(u.at, u.api, u.axis) for u in call.axis_uses]
+    else:
+        func = _kernel_func(call.kernel)
+        if func is None or not _may_name_an_axis(ev, func):
+            return
+        uses = axis_calls(ev, func)
+    call_loc = call.loc()
     notes = (ContractNote(call_loc, "the pallas_call and its grid"),) if call_loc is not None else ()
-    for loc, api, axis in axis_calls(ev, func):
+    for loc, api, axis in uses:
         if 0 <= axis < rank:
             continue
         grid = "no grid (grid ())" if rank == 0 else f"a grid of rank {rank} (axes 0 to {rank - 1})"

@@ -75,14 +75,28 @@ def _ref_summary(refs: tuple[Ref, ...]) -> list[str]:
 # --------------------------------------------------------------------------- PAL102-PAL104
 
 def block_specs(layout: Layout) -> Iterator[tuple[Ref, BlockSpecV]]:
+    """Every BlockSpec of the call, with the ref it describes when that is known."""
+    known = set()
     for ref in layout.refs or ():
         if isinstance(ref.spec, BlockSpecV):
+            known.add(id(ref.spec))
             yield ref, ref.spec
-    if layout.refs is None:   # specs are still checkable on their own
-        for value in (layout.call.in_specs, layout.call.out_specs):
-            for item in leaves(value) or ([value] if isinstance(value, BlockSpecV) else []):
-                if isinstance(item, BlockSpecV):
-                    yield Ref(RefRole.INPUT, 0), item
+    for value in (layout.call.in_specs, layout.call.out_specs):   # nested ones too
+        for spec in _spec_leaves(value):
+            if id(spec) not in known:
+                known.add(id(spec))
+                yield Ref(RefRole.INPUT, 0), spec
+
+
+def _spec_leaves(value: Any, depth: int = 0) -> Iterator[BlockSpecV]:
+    if isinstance(value, BlockSpecV):
+        yield value
+    elif isinstance(value, Seq) and depth < 4:
+        for item in value.items:
+            yield from _spec_leaves(item, depth + 1)
+    elif isinstance(value, Mapping) and depth < 4:
+        for item in value.items.values():
+            yield from _spec_leaves(item, depth + 1)
 
 
 def _index_map_def(spec: BlockSpecV) -> ast.AST | None:

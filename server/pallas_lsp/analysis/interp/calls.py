@@ -239,6 +239,15 @@ class CallingInterpreter(ABC):
     def flush_created(self, frame: Frame) -> None:
         """Closures and classes defined in `frame` that were never called: analyse them
         with unknown arguments, so the DMAs inside them are still checked."""
+        if not frame.created:
+            return
+        self.ctx.grids.append(None)   # what nothing calls JAX never traces: no grid
+        try:
+            self._flush(frame)
+        finally:
+            self.ctx.grids.pop()
+
+    def _flush(self, frame: Frame) -> None:
         for obj in frame.created:
             if isinstance(obj, Func):
                 if not obj.analysed:

@@ -140,6 +140,9 @@ class Context:
     pending: list[Any] = field(default_factory=list)    # pallas_call-like callables never applied yet
     calls: list[Any] = field(default_factory=list)      # every pallas_call seen (contract records)
     rule_findings: list[Any] = field(default_factory=list)  # report.ContractFinding (PAL3xx)
+    # The pallas_call whose grid the code being run sees (None: a grid of its own, as in an
+    # emit_pipeline body, or none at all, as in a closure nothing calls).
+    grids: list[Any] = field(default_factory=list)
     deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
     indexed_decls: set[int] = field(default_factory=set)  # id() of declarations indexed somewhere
     views: list[View] = field(default_factory=list)

@@ -43,7 +43,7 @@ _BY_KIND: dict[ApiKind, Callable[[Evaluator, Any, CallArgs], Any]] = {
     ApiKind.COMPILER_PARAMS: handlers.compiler_params,
     ApiKind.PASSTHROUGH: handlers.passthrough,
     ApiKind.SCALAR_RESULT: handlers.scalar_result,
-    ApiKind.PROGRAM_ID: handlers.scalar_result,
+    ApiKind.PROGRAM_ID: handlers.grid_index,
 }
 
 

@@ -35,7 +35,7 @@ from .model import (
     Spec,
 )
 from .registry import DESCRIPTOR_METHODS, semaphore_member
-from .values import ArraySpecV, BlockSpecV, CompilerParamsV, GridSpecV
+from .values import ArraySpecV, AxisUse, BlockSpecV, CompilerParamsV, GridSpecV
 
 
 def _loc(frame: Frame, node: ast.AST | None) -> Loc | None:
@@ -173,6 +173,17 @@ def empty_ref_like(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
 
 def scalar_result(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
     ev.callbacks_unknown_call(call.args, call.kwargs, call.frame)
+    return SCALAR
+
+
+def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    """`pl.program_id(axis)`: a number; a static axis is noted against the grid in force."""
+    ctx = ev.ctx
+    grid = ctx.grids[-1] if ctx.grids else None
+    axis = call.value(0, "axis")
+    if grid is not None and not ctx.silent and call.node is not None \
+            and isinstance(axis, Const) and type(axis.value) is int:
+        grid.axis_uses.append(AxisUse(call.frame.loc(call.node), spec.name, axis.value))
     return SCALAR
 
 

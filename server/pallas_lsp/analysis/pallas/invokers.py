@@ -4,11 +4,13 @@ allocates for its scratch types (`values.allocate`)."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..interp.envs import holds_sem
-from ..interp.frame import STAR, Arg, ArgOrStar, CallArgs, Evaluator
+from ..interp.frame import STAR, Arg, ArgOrStar, CallArgs, Context, Evaluator
 from ..interp.functions import function_nodes
 from ..values import (
     SCALAR,
@@ -36,6 +38,16 @@ from .values import (
     WithScoped,
     WithScopedDecorator,
 )
+
+
+@contextlib.contextmanager
+def grid_of(ctx: Context, record: PallasCall | None) -> Iterator[None]:
+    """Run the block as code that sees `record`'s grid (None: another grid, or none)."""
+    ctx.grids.append(record)
+    try:
+        yield
+    finally:
+        ctx.grids.pop()
 
 
 def _kwarg(call: CallArgs, *names: str) -> Any:
@@ -150,7 +162,9 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         args = [*front, STAR, *known_outs, *tail]
     else:
         args = [*front, *(Arg(v) for v in outs), *tail]
-    ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
+    record.ran = True
+    with grid_of(ctx, record):
+        ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
 
 
 def run_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
@@ -291,7 +305,8 @@ def apply_pipeline(ev: Evaluator, value: Pipeline, call: CallArgs) -> Any:
     args: list[ArgOrStar] = [STAR]
     if scratches is not None and isinstance(scratches.value, Seq):
         args += [Arg(v) for v in scratches.value.items]
-    ev.call(value.body, args, {}, call.node, call.frame, helper=False)
+    with grid_of(ev.ctx, None):   # the pipeline's own grid
+        ev.call(value.body, args, {}, call.node, call.frame, helper=False)
     return UNKNOWN
 
 

@@ -121,7 +121,7 @@ _PASSTHROUGH = ("jax.named_scope", "jax.named_call", "jax.jit", "jax.checkpoint"
                 "jax.export.export")   # export(f)(*args) traces f with args, as a call would
 # Calls whose result is one number (an index), never a tuple.
 _SCALAR_RESULTS = (
-    "pl.num_programs", "jax.lax.axis_index", "jax.lax.rem", "jax.lax.div",
+    "jax.lax.axis_index", "jax.lax.rem", "jax.lax.div",
     "jax.lax.max", "jax.lax.min", "jax.lax.clamp", "jax.lax.select", "jax.lax.convert_element_type",
     "jax.numpy.int32", "jax.numpy.uint32", "jax.numpy.int64", "jax.numpy.where", "jax.numpy.minimum",
     "jax.numpy.maximum", "jax.numpy.mod", "jax.numpy.remainder", "jax.numpy.floor_divide",
@@ -148,6 +148,7 @@ _OTHERS: tuple[Api, ...] = (
     Simple("pl.empty_ref_like", ApiKind.EMPTY_REF_LIKE, ("x",)),
     Simple("pltpu.empty_ref_like", ApiKind.EMPTY_REF_LIKE, ("x",)),
     Simple("pl.program_id", ApiKind.PROGRAM_ID, ("axis",)),
+    Simple("pl.num_programs", ApiKind.PROGRAM_ID, ("axis",)),
     *(Simple(name, ApiKind.PASSTHROUGH) for name in _PASSTHROUGH),
     *(Simple(name, ApiKind.SCALAR_RESULT) for name in _SCALAR_RESULTS),
 )

@@ -51,6 +51,15 @@ class CompilerParamsV:
     semantics_loc: Loc | None = None   # the `dimension_semantics=` argument
 
 
+@dataclass(frozen=True)
+class AxisUse:
+    """`pl.program_id(axis)` / `pl.num_programs(axis)` with a static axis, in a kernel."""
+
+    at: Loc
+    api: str
+    axis: int
+
+
 @dataclass(eq=False)
 class PallasCall:
     """One `pallas_call` / `pl.kernel`: everything the contract is made of, as given."""
@@ -70,6 +79,8 @@ class PallasCall:
     frame: Any
     arg_locs: dict[str, Loc] = field(default_factory=dict)   # parameter -> the argument given
     operands: list | None = field(default=None)   # the inputs it was called with, when known
+    ran: bool = False                             # its kernel was interpreted
+    axis_uses: list[AxisUse] = field(default_factory=list)   # program_id / num_programs seen running it
 
     def loc(self) -> Loc | None:
         return self.frame.loc(self.node) if self.node is not None else None
