@@ -23,9 +23,7 @@ class BoundedMemo(Generic[K, V]):
         self.limit = limit
         self.evict = evict
         self._data: dict[K, V] = {}
-
-    def get(self, key: K, default: Any = None) -> Any:
-        return self._data.get(key, default)
+        self.get = self._data.get   # the hot path: a plain dict lookup
 
     def put(self, key: K, value: V) -> V:
         if len(self._data) >= self.limit:
@@ -47,13 +45,14 @@ class Caches:
         # text -> tree; the oldest third goes (blocks keep their own trees: this only
         # shares trees between equal texts, so a long session does not pile them up)
         self.parse: BoundedMemo[str, Any] = BoundedMemo(3000, 1 / 3)
+        self.headers: BoundedMemo[str, Any] = BoundedMemo(3000, 1 / 3)   # def text -> its header's node
         self.block_names: BoundedMemo[str, frozenset] = BoundedMemo(20_000)
         self.facts: BoundedMemo[tuple, Any] = BoundedMemo(20_000)
         self.canonical: BoundedMemo[str, str] = BoundedMemo(100_000)
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
 
     def clear(self) -> None:
-        for memo in (self.parse, self.block_names, self.facts, self.canonical):
+        for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical):
             memo.clear()
         self.nonlocals.clear()
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from ..interp.functions import resolve_lazy
+from ..interp.functions import signature_node
 from ..pallas.registry import semaphore_member
 from ..pallas.values import ArraySpecV, BlockSpecV, PallasCall
 from ..values import (
@@ -92,7 +92,7 @@ class KernelSignature:
                 and p not in self.keyword_bound]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Layout:
     call: PallasCall
     refs: tuple[Ref, ...] | None       # positional refs in order; None: how many is unknown
@@ -100,6 +100,7 @@ class Layout:
     kernel: KernelSignature | None
     grid_rank: int | None
     n_prefetch: int | None
+    specs: tuple | None = None         # (ref, BlockSpecV) pairs, once `rules.block_specs` ran
 
 
 def leaves(value: Any) -> list[Any] | None:
@@ -177,9 +178,9 @@ def kernel_signature(value: Any) -> KernelSignature | None:
         bound_front += len(value.args)
         bound_names |= set(value.kwargs)
         value = value.func
-    if not isinstance(value, Func) or value.path is not None or (value.node is None and resolve_lazy(value) is None):
+    fnode: Any = signature_node(value) if isinstance(value, Func) and value.path is None else None
+    if fnode is None:
         return None
-    fnode = value.node
     args = fnode.args
     positional = [p.arg for p in args.posonlyargs + args.args]
     first_default = len(positional) - len(args.defaults)

@@ -21,13 +21,14 @@ class ParamBinding:
 
     name: str
     arg: Loc                   # the parameter in the kernel's def
-    label: str                 # short: "scratch 2, DMA (2,)"
-    detail: str                # markdown: the ref, its spec, its shape
-    target: Loc | None         # where the ref is described (its spec or scratch entry)
+    ref: Ref
+    grid_rank: int | None
 
     def note(self) -> ParamNote:
-        target = self.target
-        return ParamNote(self.name, loc_span(self.arg), self.label, self.detail,
+        """The binding in document coordinates, with its texts (made only when asked)."""
+        target = _target(self.ref)
+        return ParamNote(self.name, loc_span(self.arg), _label(self.ref),
+                         f"`{self.name}` ← {_detail(self.ref, self.grid_rank)}",
                          loc_span(target) if target is not None else None,
                          target.path if target is not None else None)
 
@@ -66,15 +67,15 @@ def _label(ref: Ref) -> str:
     return head
 
 
-def _detail(ref: Ref, layout: Layout) -> str:
+def _detail(ref: Ref, grid_rank: int | None) -> str:
     lines = [ref.describe()]
     spec = ref.spec
     if isinstance(spec, BlockSpecV) and spec.index_map is not None:
         node = getattr(spec.index_map, "node", None)
         if isinstance(node, ast.Lambda) and spec.loc is not None:
             lines.append(f"index_map `{spec.loc.block.segment(node)}`")
-    if layout.grid_rank:
-        lines.append(f"grid of rank {layout.grid_rank}")
+    if grid_rank:
+        lines.append(f"grid of rank {grid_rank}")
     return "; ".join(lines)
 
 
@@ -91,6 +92,5 @@ def parameter_bindings(layout: Layout) -> list[ParamBinding]:
         arg = by_name.get(name)
         if arg is None:
             continue
-        out.append(ParamBinding(name, Loc(sig.loc.block, arg), _label(ref), f"`{name}` ← {_detail(ref, layout)}",
-                                _target(ref)))
+        out.append(ParamBinding(name, Loc(sig.loc.block, arg), ref, layout.grid_rank))
     return out

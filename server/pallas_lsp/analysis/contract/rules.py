@@ -74,18 +74,23 @@ def _ref_summary(refs: tuple[Ref, ...]) -> list[str]:
 
 # --------------------------------------------------------------------------- PAL102-PAL104
 
-def block_specs(layout: Layout) -> Iterator[tuple[Ref, BlockSpecV]]:
-    """Every BlockSpec of the call, with the ref it describes when that is known."""
-    known = set()
-    for ref in layout.refs or ():
-        if isinstance(ref.spec, BlockSpecV):
-            known.add(id(ref.spec))
-            yield ref, ref.spec
-    for value in (layout.call.in_specs, layout.call.out_specs):   # nested ones too
-        for spec in _spec_leaves(value):
-            if id(spec) not in known:
-                known.add(id(spec))
-                yield Ref(RefRole.INPUT, 0), spec
+def block_specs(layout: Layout) -> tuple[tuple[Ref, BlockSpecV], ...]:
+    """Every BlockSpec of the call, with the ref it describes when that is known
+    (computed once per layout: every grid rule reads it)."""
+    if layout.specs is None:
+        out = []
+        known = set()
+        for ref in layout.refs or ():
+            if isinstance(ref.spec, BlockSpecV):
+                known.add(id(ref.spec))
+                out.append((ref, ref.spec))
+        for value in (layout.call.in_specs, layout.call.out_specs):   # nested ones too
+            for spec in _spec_leaves(value):
+                if id(spec) not in known:
+                    known.add(id(spec))
+                    out.append((Ref(RefRole.INPUT, 0), spec))
+        layout.specs = tuple(out)
+    return layout.specs
 
 
 def _spec_leaves(value: Any, depth: int = 0) -> Iterator[BlockSpecV]:

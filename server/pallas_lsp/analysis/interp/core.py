@@ -49,7 +49,7 @@ class Interpreter(StatementInterpreter):
 
     def eval(self, node: ast.AST, frame: Frame) -> Any:
         self.ctx.tick()
-        handler = _EXPRESSIONS.get(type(node).__name__)
+        handler = _EXPRESSIONS.get(type(node))
         # comprehensions of dicts, f-strings, await, yield, ...: values we do not model
         return handler(self, node, frame) if handler is not None else UNKNOWN
 
@@ -61,14 +61,16 @@ class Interpreter(StatementInterpreter):
     # ------------------------------------------------------------------ names and attributes
     def _name(self, node: ast.Name, frame: Frame) -> Any:
         v = self.lookup(node.id, frame)
-        self._see(node, v, frame)
+        if type(v) is Sem:
+            self._see(node, v, frame)
         return v
 
     def _attribute(self, node: ast.Attribute, frame: Frame) -> Any:
         base = self.eval(node.value, frame)
         self._frame_hint = frame
         v = self.attribute(base, node.attr)
-        self._see(node, v, frame)
+        if type(v) is Sem:
+            self._see(node, v, frame)
         return v
 
     def attribute(self, obj: Any, attr: str) -> Any:
@@ -260,26 +262,26 @@ class Interpreter(StatementInterpreter):
         return SLICE
 
 
-_EXPRESSIONS: dict[str, Callable[[Interpreter, Any, Frame], Any]] = {
-    "Name": Interpreter._name,
-    "Attribute": Interpreter._attribute,
-    "Call": Interpreter.eval_call,
-    "Subscript": Interpreter._subscript,
-    "Constant": Interpreter._constant,
-    "Tuple": Interpreter._sequence,
-    "List": Interpreter._sequence,
-    "BinOp": Interpreter._binop,
-    "IfExp": Interpreter._if_exp,
-    "Dict": Interpreter._dict,
-    "Lambda": Interpreter._lambda,
-    "NamedExpr": Interpreter._named_expr,
-    "UnaryOp": Interpreter._unary,
-    "Compare": Interpreter._compare,
-    "BoolOp": Interpreter._bool_op,
-    "Starred": Interpreter._starred,
-    "ListComp": Interpreter._comprehension,
-    "GeneratorExp": Interpreter._comprehension,
-    "SetComp": Interpreter._comprehension,
-    "DictComp": Interpreter._comprehension,
-    "Slice": Interpreter._slice,
+_EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Frame], Any]] = {
+    ast.Name: Interpreter._name,
+    ast.Attribute: Interpreter._attribute,
+    ast.Call: Interpreter.eval_call,
+    ast.Subscript: Interpreter._subscript,
+    ast.Constant: Interpreter._constant,
+    ast.Tuple: Interpreter._sequence,
+    ast.List: Interpreter._sequence,
+    ast.BinOp: Interpreter._binop,
+    ast.IfExp: Interpreter._if_exp,
+    ast.Dict: Interpreter._dict,
+    ast.Lambda: Interpreter._lambda,
+    ast.NamedExpr: Interpreter._named_expr,
+    ast.UnaryOp: Interpreter._unary,
+    ast.Compare: Interpreter._compare,
+    ast.BoolOp: Interpreter._bool_op,
+    ast.Starred: Interpreter._starred,
+    ast.ListComp: Interpreter._comprehension,
+    ast.GeneratorExp: Interpreter._comprehension,
+    ast.SetComp: Interpreter._comprehension,
+    ast.DictComp: Interpreter._comprehension,
+    ast.Slice: Interpreter._slice,
 }

@@ -61,7 +61,7 @@ class StatementInterpreter(CallingInterpreter):
     def exec_stmt(self, s: ast.stmt, frame: Frame) -> bool:
         self.ctx.tick()
         frame.stmt = s
-        handler = _HANDLERS.get(type(s).__name__)
+        handler = _HANDLERS.get(type(s))
         return handler(self, s, frame) if handler is not None else True
 
     # ------------------------------------------------------------------ simple statements
@@ -388,29 +388,29 @@ def _callable_name(v: Any) -> str | None:
 
 
 _Handler = Callable[[StatementInterpreter, Any, Frame], bool]
-_HANDLERS: dict[str, _Handler] = {
-    "Expr": StatementInterpreter._expr,
-    "Assign": StatementInterpreter._assign,
-    "AnnAssign": StatementInterpreter._ann_assign,
-    "AugAssign": StatementInterpreter._aug_assign,
-    "Return": StatementInterpreter._return,
-    "FunctionDef": StatementInterpreter._def,
-    "AsyncFunctionDef": StatementInterpreter._def,
-    "ClassDef": StatementInterpreter._class,
-    "If": StatementInterpreter._if,
-    "For": StatementInterpreter._for,
-    "AsyncFor": StatementInterpreter._for,
-    "While": StatementInterpreter._while,
-    "With": StatementInterpreter._with,
-    "AsyncWith": StatementInterpreter._with,
-    "Try": StatementInterpreter._try,
-    "TryStar": StatementInterpreter._try,
-    "Assert": StatementInterpreter._assert,
-    "Import": StatementInterpreter._import,
-    "ImportFrom": StatementInterpreter._import,
-    "Raise": StatementInterpreter._raise,
-    "Break": StatementInterpreter._stop,
-    "Continue": StatementInterpreter._stop,
-    "Delete": StatementInterpreter._delete,
-    "Match": StatementInterpreter._match,
+_HANDLERS: dict[type, _Handler] = {
+    ast.Expr: StatementInterpreter._expr,
+    ast.Assign: StatementInterpreter._assign,
+    ast.AnnAssign: StatementInterpreter._ann_assign,
+    ast.AugAssign: StatementInterpreter._aug_assign,
+    ast.Return: StatementInterpreter._return,
+    ast.FunctionDef: StatementInterpreter._def,
+    ast.AsyncFunctionDef: StatementInterpreter._def,
+    ast.ClassDef: StatementInterpreter._class,
+    ast.If: StatementInterpreter._if,
+    ast.For: StatementInterpreter._for,
+    ast.AsyncFor: StatementInterpreter._for,
+    ast.While: StatementInterpreter._while,
+    ast.With: StatementInterpreter._with,
+    ast.AsyncWith: StatementInterpreter._with,
+    ast.Try: StatementInterpreter._try,
+    getattr(ast, "TryStar", ast.Try): StatementInterpreter._try,   # Python 3.11+
+    ast.Assert: StatementInterpreter._assert,
+    ast.Import: StatementInterpreter._import,
+    ast.ImportFrom: StatementInterpreter._import,
+    ast.Raise: StatementInterpreter._raise,
+    ast.Break: StatementInterpreter._stop,
+    ast.Continue: StatementInterpreter._stop,
+    ast.Delete: StatementInterpreter._delete,
+    ast.Match: StatementInterpreter._match,
 }

@@ -10,8 +10,9 @@ from typing import Any
 from ..interp.frame import CallArgs, Evaluator
 from ..values import SCALAR, UNKNOWN, Api, Const, Descriptor, Sem, SemType, Seq
 from . import handlers, invokers
+from .model import Api as ApiEntry
 from .model import ApiKind, Invoker
-from .registry import DESCRIPTOR_METHODS, lookup
+from .registry import DESCRIPTOR_METHODS, ENTRIES
 from .values import (
     ArraySpecV,
     AtProperty,
@@ -47,14 +48,22 @@ _BY_KIND: dict[ApiKind, Callable[[Evaluator, Any, CallArgs], Any]] = {
 }
 
 
+def _handler(entry: ApiEntry) -> Callable[[Evaluator, Any, CallArgs], Any]:
+    if isinstance(entry, Invoker):
+        return invokers.INVOKER_HANDLERS[entry.binding]
+    return _BY_KIND[entry.kind]
+
+
+# name -> (entry, its handler), resolved once: a call costs one dict lookup.
+_DISPATCH = {entry.name: (entry, _handler(entry)) for entry in ENTRIES}
+
+
 def call_entry(ev: Evaluator, name: str, call: CallArgs) -> Any:
     """The value of calling the registry's `name`, or NOT_AN_ENTRY."""
-    entry = lookup(name)
-    if entry is None:
+    hit = _DISPATCH.get(name)
+    if hit is None:
         return NOT_AN_ENTRY
-    if isinstance(entry, Invoker):
-        return invokers.INVOKER_HANDLERS[entry.binding](ev, entry, call)
-    return _BY_KIND[entry.kind](ev, entry, call)
+    return hit[1](ev, hit[0], call)
 
 
 def _descriptor_call(ev: Evaluator, value: DescriptorCall, call: CallArgs) -> Any:

@@ -141,7 +141,6 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     record = callable_.call
     if operands is not None:
         record.operands = operands
-    ctx.kernel_nodes.update(function_nodes(record.kernel))
     tail, kw = _scratch_refs(record.scratch)
     outs = None if isinstance(record.scratch, SeqTail) else record.outs  # a scratch tail binds from the end
     if not any(holds_sem(a.value) for a in [*(tail or []), *kw.values(), *(operands or [])]) \
@@ -162,6 +161,7 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         args = [*front, STAR, *known_outs, *tail]
     else:
         args = [*front, *(Arg(v) for v in outs), *tail]
+    ctx.kernel_nodes.update(function_nodes(record.kernel))
     record.ran = True
     with grid_of(ctx, record):
         ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)

@@ -160,10 +160,6 @@ assert len(REGISTRY) == len(ENTRIES), "one entry per name"
 assert LEGACY <= REGISTRY.keys()
 
 
-def lookup(name: str) -> Api | None:
-    return REGISTRY.get(name)
-
-
 def semaphore_member(name: str) -> str | None:
     """'DMA' for `pltpu.SemaphoreType.DMA` (and the plgpu / pl spellings), else None."""
     entry = REGISTRY.get(name)
