@@ -1,0 +1,285 @@
+"""Run each DMA / semaphore protocol module under JAX's TPU interpreter; one JSON line each.
+
+This is the only place the protocol corpus imports JAX (and only in ``--worker`` mode);
+the test (``tests/oracle/test_protocol_oracle.py``) runs it in a subprocess:
+
+    python tests/protocol/jax_verdicts.py [--timeout S] [MODULE.py ...]   # default: every pal*.py here
+
+The driver (this file without ``--worker``) does not import JAX. It starts a worker
+(``jax_verdicts.py --worker MODULE.py ...``) that imports JAX once and runs the modules
+one after the other. The worker announces each module before running it; a module that
+has not finished ``S`` seconds (default 10) after it started is recorded as ``hang``:
+the driver kills that worker (a wait nobody signals polls forever inside the
+interpreter's callback, it cannot be interrupted) and starts a new one for the rest.
+
+For each module it prints
+
+    {"path": ..., "module": "pal302_..._bug",
+     "status": "ok" | "error" | "leftover" | "race" | "hang" | "crash" | "no_entry",
+     "exc_type": "ValueError" | ...,      # the exception; for an error raised inside an
+     "message": "...",                    #   interpreter callback (JaxRuntimeError), the
+     "raised_in": "pallas/...:fn",        #   inner exception's type, first line and frame
+     "wrapped": true | false,             # raised inside an interpreter callback
+     "line": last traceback line inside the module,
+     "semaphores": [{"id": 2000, "core": 0, "count": 4096}, ...],   # leftover counts
+     "races": true | false,               # the race detector printed RACE DETECTED
+     "source": the raising source line, for an error inside a callback (an assert has no message),
+     "hang_in": "pallas/mosaic/interpret/interpret_pallas_call.py:dma_wait",  # for a hang
+     "seconds": ...}
+
+``status`` is ``error`` when ``jax_check()`` raised (whatever was printed), else
+``leftover`` when the interpreter printed ``Semaphore <id> has non-zero count for <dev>
+(global core <c>) at kernel exit: <n>``, else ``race`` when it printed ``RACE DETECTED``,
+else ``ok``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import importlib.util
+import io
+import json
+import linecache
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import warnings
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+DEFAULT_TIMEOUT = 5.0   # seconds before a running module is looked at
+HARD_LIMIT = 60.0       # seconds before a module that is busy but not blocked is given up
+
+# A faulthandler frame line: `  File "/.../shared_memory.py", line 201 in wait`.
+DUMP_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line \d+ in (?P<fn>\S+)')
+SEM_WAIT_FILE = os.path.join("pallas", "mosaic", "interpret", "shared_memory.py")
+INTERPRETER_FILE = os.path.join("pallas", "mosaic", "interpret", "interpret_pallas_call.py")
+
+LEFTOVER = re.compile(
+    r"Semaphore (?P<id>\d+) has non-zero count for (?P<dev>\S+) "
+    r"\(global core (?P<core>\d+)\) at kernel exit: (?P<count>-?\d+)")
+RACE = "RACE DETECTED"
+# An exception raised inside an io_callback comes back as JaxRuntimeError whose text
+# holds the inner traceback: `File "...", line N, in fn` lines, then `Type: message`.
+INNER_EXC = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception)):(?: (?P<msg>.*))?$")
+INNER_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<fn>\S+)')
+
+
+def protocol_modules(folder: str = HERE) -> list[str]:
+    return sorted(
+        os.path.join(folder, n) for n in os.listdir(folder)
+        if n.startswith("pal") and n.endswith(".py")
+    )
+
+
+def _jax_frame(filename: str) -> str:
+    norm = filename.replace(os.sep, "/")
+    i = norm.rfind("/jax/_src/")
+    return norm[i + len("/jax/_src/"):] if i >= 0 else os.path.basename(norm)
+
+
+def _record(path: str) -> dict:
+    return {"path": path, "module": os.path.splitext(os.path.basename(path))[0],
+            "status": "ok", "exc_type": None, "message": None, "raised_in": None,
+            "wrapped": False, "line": None, "semaphores": [], "races": False,
+            "source": None, "hang_in": None, "seconds": None}
+
+
+def _describe(e: BaseException, path: str, rec: dict) -> None:
+    text = str(e)
+    tb = traceback.extract_tb(e.__traceback__)
+    frames = [fr.lineno for fr in tb if os.path.realpath(fr.filename) == path]
+    rec["line"] = frames[-1] if frames else None
+    rec["exc_type"] = type(e).__name__
+    rec["message"] = (text.splitlines() or [""])[0][:2000]
+    rec["raised_in"] = f"{_jax_frame(tb[-1].filename)}:{tb[-1].name}" if tb else None
+    if "CpuCallback error" in rec["message"] or "io_callback" in rec["message"]:
+        # The interpreter raised inside a callback: report the inner exception.
+        inner_type = inner_msg = inner_at = inner_src = None
+        for ln in text.splitlines():
+            if ln.startswith("-----"):
+                break
+            m = INNER_FRAME.match(ln)
+            if m:
+                inner_at = f"{_jax_frame(m['file'])}:{m['fn']}"
+                inner_src = linecache.getline(m["file"], int(m["line"])).strip() or None
+            m = INNER_EXC.match(ln)
+            if m:
+                inner_type, inner_msg = m["type"].rsplit(".", 1)[-1], m["msg"] or ""
+        if inner_type:
+            rec.update(exc_type=inner_type, message=inner_msg[:2000], raised_in=inner_at,
+                       source=inner_src, wrapped=True)
+
+
+def run_module(path: str) -> dict:
+    import jax
+    from jax.experimental.pallas import tpu as pltpu
+
+    path = os.path.realpath(path)
+    rec = _record(path)
+    name = "protocol_" + rec["module"]
+    out = io.StringIO()
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+            warnings.simplefilter("ignore")
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod
+            spec.loader.exec_module(mod)
+            entry = getattr(mod, "jax_check", None)
+            if entry is None:
+                rec["status"] = "no_entry"
+            else:
+                jax.block_until_ready(entry())
+    except Exception as e:  # noqa: BLE001 - whatever JAX raises is the verdict
+        rec["status"] = "error"
+        _describe(e, path, rec)
+        pltpu.reset_tpu_interpret_mode_state()  # required after an interpreter error
+    finally:
+        sys.modules.pop(name, None)
+    printed = out.getvalue()
+    rec["semaphores"] = [{"id": int(m["id"]), "core": int(m["core"]), "count": int(m["count"])}
+                         for m in LEFTOVER.finditer(printed)]
+    rec["races"] = RACE in printed
+    if rec["status"] == "ok":
+        if rec["semaphores"]:
+            rec["status"] = "leftover"
+        elif rec["races"]:
+            rec["status"] = "race"
+    rec["seconds"] = round(time.perf_counter() - t0, 3)
+    return rec
+
+
+def worker(paths: list[str]) -> int:
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    os.environ["JAX_TRACEBACK_FILTERING"] = "off"
+    sys.dont_write_bytecode = True
+    # The driver sends SIGUSR1 to see where a slow module is: every thread's stack on stderr.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    real_stdout = sys.stdout
+    import jax  # noqa: F401 - once, before the first module's clock starts
+
+    for path in paths:
+        real_stdout.write(json.dumps({"start": os.path.realpath(path)}) + "\n")
+        real_stdout.flush()
+        real_stdout.write(json.dumps(run_module(path)) + "\n")
+        real_stdout.flush()
+    return 0
+
+
+def _reader(stream, q: queue.Queue | None, sink: list | None = None) -> None:
+    for line in stream:
+        if q is not None:
+            q.put(line)
+        else:
+            sink.append(line)
+            del sink[:-400]
+    if q is not None:
+        q.put(None)
+
+
+def _stuck_in_wait(stack: list[str]) -> str | None:
+    """The interpreter frame blocked in a semaphore wait, from a faulthandler dump."""
+    for i, ln in enumerate(stack):
+        m = DUMP_FRAME.match(ln)
+        if m and m["file"].endswith(SEM_WAIT_FILE) and m["fn"] == "wait":
+            for outer in stack[i + 1:]:  # most recent call first: callers follow
+                m2 = DUMP_FRAME.match(outer)
+                if m2 and m2["file"].endswith(INTERPRETER_FILE):
+                    return f"{_jax_frame(m2['file'])}:{m2['fn']}"
+            return f"{_jax_frame(m['file'])}:wait"
+    return None
+
+
+def drive(paths: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HARD_LIMIT):
+    """Yield one record per module, running them in worker processes (see above).
+
+    A module still running ``timeout`` seconds after it started is a ``hang`` when a
+    stack dump shows the interpreter blocked in a semaphore wait (``hang_in`` names the
+    interpreter function: ``dma_wait`` or ``semaphore_wait``); otherwise it is only slow
+    and gets another ``timeout`` seconds, up to ``limit`` (then ``hang`` with
+    ``hang_in`` null)."""
+    todo = [os.path.realpath(p) for p in paths]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    while todo:
+        proc = subprocess.Popen([sys.executable, os.path.realpath(__file__), "--worker", *todo],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+        q: queue.Queue = queue.Queue()
+        err: list[str] = []
+        threading.Thread(target=_reader, args=(proc.stdout, q), daemon=True).start()
+        threading.Thread(target=_reader, args=(proc.stderr, None, err), daemon=True).start()
+        current, started, deadline = None, None, None
+        while True:
+            wait = None if current is None else max(0.0, deadline - time.monotonic())
+            try:
+                line = q.get(timeout=wait)
+            except queue.Empty:  # the current module outlived its time: where is it?
+                mark = len(err)
+                proc.send_signal(signal.SIGUSR1)
+                time.sleep(0.5)
+                hang_in = _stuck_in_wait(err[mark:])
+                elapsed = time.monotonic() - started
+                if hang_in is None and elapsed < limit:
+                    deadline = time.monotonic() + timeout  # slow, not stuck: wait on
+                    continue
+                proc.kill()
+                proc.wait()
+                rec = _record(current)
+                rec.update(status="hang", seconds=round(elapsed, 3), hang_in=hang_in,
+                           message=(f"blocked in {hang_in} after {elapsed:.0f} s" if hang_in
+                                    else f"no result after {elapsed:.0f} s"))
+                yield rec
+                todo = todo[todo.index(current) + 1:]
+                break
+            if line is None:  # the worker exited
+                proc.wait()
+                if current is not None:  # ... in the middle of a module
+                    rec = _record(current)
+                    rec.update(status="crash", message=f"worker exited {proc.returncode}: "
+                               + "".join(err[-5:]).strip()[-500:])
+                    yield rec
+                    todo = todo[todo.index(current) + 1:]
+                else:
+                    todo = []
+                break
+            if not line.startswith("{"):
+                continue
+            msg = json.loads(line)
+            if "start" in msg:
+                current = msg["start"]
+                started = time.monotonic()
+                deadline = started + timeout
+            else:
+                yield msg
+                current = None
+                if msg["path"] == todo[-1]:
+                    proc.wait()
+                    todo = []
+                    break
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--worker"]:
+        return worker(argv[1:])
+    timeout = DEFAULT_TIMEOUT
+    if "--timeout" in argv:
+        i = argv.index("--timeout")
+        timeout = float(argv[i + 1])
+        del argv[i:i + 2]
+    for rec in drive(argv or protocol_modules(), timeout):
+        sys.stdout.write(json.dumps(rec) + "\n")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
