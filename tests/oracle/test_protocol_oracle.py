@@ -129,21 +129,40 @@ def _jax_available() -> bool:
     return importlib.util.find_spec("jax") is not None
 
 
-@pytest.fixture(scope="session")
-def verdicts() -> dict[str, dict]:
-    """{module stem: jax_verdicts.py record}, from two driver processes in parallel.
+def _bugs(code: str) -> list[Path]:
+    return [p for p in MODULES if _code(p) == code and p.stem.endswith("_bug")]
 
-    The bug modules alternate between the two, so the hangs (each costs the driver's
-    look-at time plus a fresh worker) are shared out."""
+
+def _declared_mode(path: Path) -> str:
+    return "eager" if 'dma_execution_mode="eager"' in path.read_text() else "on_wait"
+
+
+def _other(mode: str) -> str:
+    return "on_wait" if mode == "eager" else "eager"
+
+
+# Reruns with every InterpretParams forced to another dma_execution_mode (MODULE.py@MODE):
+# the PAL302 bugs under "on_wait", the PAL304 bugs under the mode they do not declare.
+FORCED = ([f"{p}@on_wait" for p in _bugs("PAL302")]
+          + [f"{p}@{_other(_declared_mode(p))}" for p in _bugs("PAL304")])
+
+
+@pytest.fixture(scope="session")
+def runs() -> dict[str, dict]:
+    """{job: jax_verdicts.py record} for every module as written (job = its path) and the
+    ``FORCED`` reruns, from two driver processes in parallel.
+
+    Each driver runs the modules expected to hang (PAL303's bugs) last, so that killing
+    the blocked worker does not cost a fresh worker for the rest."""
     if not _jax_available():
         pytest.skip("JAX is not installed: pip install -e '.[oracle]' (the protocol corpus "
                     "is checked against JAX's TPU interpreter)")
     env = dict(os.environ, JAX_PLATFORMS="cpu")
-    bugs = [p for p in MODULES if p.stem.endswith("_bug")]
-    oks = [p for p in MODULES if not p.stem.endswith("_bug")]
-    halves = [bugs[0::2] + oks[1::2], bugs[1::2] + oks[0::2]]
+    hangs = [str(p) for p in _bugs("PAL303")]
+    rest = [str(p) for p in MODULES if str(p) not in hangs] + FORCED
+    halves = [rest[0::2] + hangs[0::2], rest[1::2] + hangs[1::2]]
     procs = [
-        subprocess.Popen([sys.executable, str(RUNNER), *map(str, half)], env=env,
+        subprocess.Popen([sys.executable, str(RUNNER), *half], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for half in halves if half
     ]
@@ -154,8 +173,14 @@ def verdicts() -> dict[str, dict]:
         for line in stdout.splitlines():
             if line.startswith("{"):
                 rec = json.loads(line)
-                out[rec["module"]] = rec
+                out[rec["job"]] = rec
     return out
+
+
+@pytest.fixture(scope="session")
+def verdicts(runs) -> dict[str, dict]:
+    """{module stem: record} for each module as written."""
+    return {rec["module"]: rec for job, rec in runs.items() if rec["dma_mode"] is None}
 
 
 def _show(rec: dict) -> str:
@@ -208,3 +233,24 @@ def test_jax_points_at_the_expected_line(verdicts, path):
     lines = {line for line, _ in expectations(path)}
     assert rec["line"] in lines, (
         f"{path.name}: JAX raised at line {rec['line']}, expectations at {sorted(lines)}")
+
+
+
+def test_never_waited_dmas_need_eager_dmas(runs):
+    """With the default ``dma_execution_mode="on_wait"`` a DMA runs only when it is
+    waited: one never waited never runs and leaves no count, so JAX says nothing (which
+    is why the corpus's PAL302 modules run with ``"eager"``)."""
+    for path in _bugs("PAL302"):
+        rec = runs[f"{path}@on_wait"]
+        assert rec["status"] == "ok", f"{path.name} under on_wait: {_show(rec)}"
+
+
+def test_unmatched_signals_show_in_both_dma_modes(runs):
+    modes = set()
+    for path in _bugs("PAL304"):
+        for job, mode in ((str(path), _declared_mode(path)),
+                          (f"{path}@{_other(_declared_mode(path))}", _other(_declared_mode(path)))):
+            rec = runs[job]
+            assert rec["status"] == "leftover", f"{path.name} under {mode}: {_show(rec)}"
+            modes.add(mode)
+    assert modes == {"eager", "on_wait"}

@@ -3,18 +3,26 @@
 This is the only place the protocol corpus imports JAX (and only in ``--worker`` mode);
 the test (``tests/oracle/test_protocol_oracle.py``) runs it in a subprocess:
 
-    python tests/protocol/jax_verdicts.py [--timeout S] [MODULE.py ...]   # default: every pal*.py here
+    python tests/protocol/jax_verdicts.py [--timeout S] [--dma-mode eager|on_wait] [MODULE.py[@MODE] ...]
+                                           # default: every pal*.py here
 
 The driver (this file without ``--worker``) does not import JAX. It starts a worker
 (``jax_verdicts.py --worker MODULE.py ...``) that imports JAX once and runs the modules
-one after the other. The worker announces each module before running it; a module that
-has not finished ``S`` seconds (default 10) after it started is recorded as ``hang``:
-the driver kills that worker (a wait nobody signals polls forever inside the
-interpreter's callback, it cannot be interrupted) and starts a new one for the rest.
+one after the other, announcing each before running it. When a module has not finished
+``S`` seconds (default 3) after it started, the driver asks the worker for its stacks
+(SIGUSR1, ``faulthandler``): if the interpreter sits in a semaphore wait (the loop in
+``Semaphore.wait`` that polls every 0.1 s and never gives up), the module is a ``hang``;
+the driver kills that worker (the wait cannot be interrupted) and starts a new one for
+the rest. A module that is only slow gets ``S`` more seconds, up to 60 s in all.
+
+``MODULE.py@eager`` / ``MODULE.py@on_wait`` (or ``--dma-mode`` for every module) overrides
+the ``dma_execution_mode`` of every ``pltpu.InterpretParams`` the module builds (the test
+uses it to show which rules need eager DMAs); the record's ``job`` is the argument as
+given and ``dma_mode`` the override (null: the module's own).
 
 For each module it prints
 
-    {"path": ..., "module": "pal302_..._bug",
+    {"job": "MODULE.py[@MODE]", "path": ..., "module": "pal302_..._bug", "dma_mode": null,
      "status": "ok" | "error" | "leftover" | "race" | "hang" | "crash" | "no_entry",
      "exc_type": "ValueError" | ...,      # the exception; for an error raised inside an
      "message": "...",                    #   interpreter callback (JaxRuntimeError), the
@@ -53,7 +61,7 @@ import traceback
 import warnings
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-DEFAULT_TIMEOUT = 5.0   # seconds before a running module is looked at
+DEFAULT_TIMEOUT = 3.0   # seconds before a running module is looked at
 HARD_LIMIT = 60.0       # seconds before a module that is busy but not blocked is given up
 
 # A faulthandler frame line: `  File "/.../shared_memory.py", line 201 in wait`.
@@ -84,8 +92,18 @@ def _jax_frame(filename: str) -> str:
     return norm[i + len("/jax/_src/"):] if i >= 0 else os.path.basename(norm)
 
 
-def _record(path: str) -> dict:
-    return {"path": path, "module": os.path.splitext(os.path.basename(path))[0],
+def _split_job(job: str) -> tuple[str, str | None]:
+    """``MODULE.py`` or ``MODULE.py@eager`` / ``MODULE.py@on_wait`` -> (real path, mode)."""
+    path, _, mode = job.partition("@")
+    if mode not in ("", "eager", "on_wait"):
+        raise SystemExit(f"{job}: the DMA mode must be eager or on_wait")
+    return os.path.realpath(path), mode or None
+
+
+def _record(job: str) -> dict:
+    path, mode = _split_job(job)
+    return {"job": job, "path": path, "module": os.path.splitext(os.path.basename(path))[0],
+            "dma_mode": mode,
             "status": "ok", "exc_type": None, "message": None, "raised_in": None,
             "wrapped": False, "line": None, "semaphores": [], "races": False,
             "source": None, "hang_in": None, "seconds": None}
@@ -117,17 +135,18 @@ def _describe(e: BaseException, path: str, rec: dict) -> None:
                        source=inner_src, wrapped=True)
 
 
-def run_module(path: str) -> dict:
+def run_module(job: str) -> dict:
     import jax
     from jax.experimental.pallas import tpu as pltpu
 
-    path = os.path.realpath(path)
-    rec = _record(path)
+    rec = _record(job)
+    path = rec["path"]
     name = "protocol_" + rec["module"]
     out = io.StringIO()
     t0 = time.perf_counter()
     try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        with warnings.catch_warnings(), contextlib.redirect_stdout(out), \
+                _forced_dma_mode(rec["dma_mode"]):
             warnings.simplefilter("ignore")
             spec = importlib.util.spec_from_file_location(name, path)
             mod = importlib.util.module_from_spec(spec)
@@ -157,7 +176,30 @@ def run_module(path: str) -> dict:
     return rec
 
 
-def worker(paths: list[str]) -> int:
+@contextlib.contextmanager
+def _forced_dma_mode(mode: str | None):
+    """While active, every ``pltpu.InterpretParams(...)`` a module builds gets
+    ``dma_execution_mode=mode`` (nothing changes for ``None``)."""
+    if mode is None:
+        yield
+        return
+    import dataclasses
+
+    from jax.experimental.pallas import tpu as pltpu
+
+    original = pltpu.InterpretParams
+
+    def forced(*args, **kwargs):
+        return dataclasses.replace(original(*args, **kwargs), dma_execution_mode=mode)
+
+    pltpu.InterpretParams = forced
+    try:
+        yield
+    finally:
+        pltpu.InterpretParams = original
+
+
+def worker(jobs: list[str]) -> int:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ["JAX_TRACEBACK_FILTERING"] = "off"
     sys.dont_write_bytecode = True
@@ -166,10 +208,10 @@ def worker(paths: list[str]) -> int:
     real_stdout = sys.stdout
     import jax  # noqa: F401 - once, before the first module's clock starts
 
-    for path in paths:
-        real_stdout.write(json.dumps({"start": os.path.realpath(path)}) + "\n")
+    for job in jobs:
+        real_stdout.write(json.dumps({"start": job}) + "\n")
         real_stdout.flush()
-        real_stdout.write(json.dumps(run_module(path)) + "\n")
+        real_stdout.write(json.dumps(run_module(job)) + "\n")
         real_stdout.flush()
     return 0
 
@@ -198,7 +240,7 @@ def _stuck_in_wait(stack: list[str]) -> str | None:
     return None
 
 
-def drive(paths: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HARD_LIMIT):
+def drive(jobs: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HARD_LIMIT):
     """Yield one record per module, running them in worker processes (see above).
 
     A module still running ``timeout`` seconds after it started is a ``hang`` when a
@@ -206,7 +248,7 @@ def drive(paths: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HAR
     interpreter function: ``dma_wait`` or ``semaphore_wait``); otherwise it is only slow
     and gets another ``timeout`` seconds, up to ``limit`` (then ``hang`` with
     ``hang_in`` null)."""
-    todo = [os.path.realpath(p) for p in paths]
+    todo = list(jobs)
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     while todo:
         proc = subprocess.Popen([sys.executable, os.path.realpath(__file__), "--worker", *todo],
@@ -260,7 +302,7 @@ def drive(paths: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HAR
             else:
                 yield msg
                 current = None
-                if msg["path"] == todo[-1]:
+                if msg["job"] == todo[-1]:
                     proc.wait()
                     todo = []
                     break
@@ -268,14 +310,22 @@ def drive(paths: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HAR
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["--worker"]:
-        return worker(argv[1:])
-    timeout = DEFAULT_TIMEOUT
-    if "--timeout" in argv:
-        i = argv.index("--timeout")
-        timeout = float(argv[i + 1])
-        del argv[i:i + 2]
-    for rec in drive(argv or protocol_modules(), timeout):
+    is_worker = argv[:1] == ["--worker"]
+    argv = argv[1:] if is_worker else argv
+    opts = {"--timeout": DEFAULT_TIMEOUT, "--dma-mode": None}
+    for flag in opts:
+        if flag in argv:
+            i = argv.index(flag)
+            opts[flag] = argv[i + 1]
+            del argv[i:i + 2]
+    jobs = argv or protocol_modules()
+    if opts["--dma-mode"]:
+        jobs = [j if "@" in j else f"{j}@{opts['--dma-mode']}" for j in jobs]
+    for job in jobs:
+        _split_job(job)  # fail early on a bad mode
+    if is_worker:
+        return worker(jobs)
+    for rec in drive(jobs, float(opts["--timeout"])):
         sys.stdout.write(json.dumps(rec) + "\n")
         sys.stdout.flush()
     return 0
