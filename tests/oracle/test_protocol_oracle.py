@@ -43,8 +43,8 @@ VERDICT: dict[str, list[tuple[str, str | None, str | None, bool | None]]] = {
         ("error", "ValueError",
          r"Must (signal|wait) semaphores of the following types: \{.*\}\. Got dma_sem\.$", False),
         ("error", "ValueError",
-         r"dma_wait requires a DMA semaphore, but got a regular semaphore\. "
-         r"Use pl\.semaphore_wait\(\) instead\.$", False),
+         (r"dma_wait requires a DMA semaphore, but got a regular semaphore\. "
+          r"Use pl\.semaphore_wait\(\) instead\.$"), False),
     ],
     # Printed (not raised) at kernel exit, with dma_execution_mode="eager".
     "PAL302": [("leftover", None, None, None)],
@@ -63,8 +63,8 @@ VERDICT: dict[str, list[tuple[str, str | None, str | None, bool | None]]] = {
     # same output block) printed by its race detector.
     "PAL306": [
         ("error", "RuntimeError",
-         r"Revisited block \(.*\) of output \d+ in iteration \(.*\)\. The block was "
-         r"previously visited in iterations \(.*\) through \(.*\) \.$", True),
+         (r"Revisited block \(.*\) of output \d+ in iteration \(.*\)\. The block was "
+          r"previously visited in iterations \(.*\) through \(.*\) \.$"), True),
         ("race", None, None, None),
     ],
 }
