@@ -62,6 +62,7 @@ import warnings
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 DEFAULT_TIMEOUT = 3.0   # seconds before a running module is looked at
+DEVICES = 2             # CPU devices the worker asks XLA for (ring kernels)
 HARD_LIMIT = 60.0       # seconds before a module that is busy but not blocked is given up
 
 # A faulthandler frame line: `  File "/.../shared_memory.py", line 201 in wait`.
@@ -202,6 +203,11 @@ def _forced_dma_mode(mode: str | None):
 def worker(jobs: list[str]) -> int:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ["JAX_TRACEBACK_FILTERING"] = "off"
+    # Two CPU devices, for the ring (remote copy) kernels under jax.shard_map; a kernel
+    # outside shard_map still runs on one device.
+    flags = os.environ.get("XLA_FLAGS", "")
+    if "xla_force_host_platform_device_count" not in flags:
+        os.environ["XLA_FLAGS"] = f"{flags} --xla_force_host_platform_device_count={DEVICES}".strip()
     sys.dont_write_bytecode = True
     # The driver sends SIGUSR1 to see where a slow module is: every thread's stack on stderr.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
