@@ -33,6 +33,7 @@ For each module it prints
      "races": true | false,               # the race detector printed RACE DETECTED
      "source": the raising source line, for an error inside a callback (an assert has no message),
      "hang_in": "pallas/mosaic/interpret/interpret_pallas_call.py:dma_wait",  # for a hang
+     "printed": what the module printed (the interpreter's reports), first 1500 characters,
      "seconds": ...}
 
 ``status`` is ``error`` when ``jax_check()`` raised (whatever was printed), else
@@ -107,7 +108,7 @@ def _record(job: str) -> dict:
             "dma_mode": mode,
             "status": "ok", "exc_type": None, "message": None, "raised_in": None,
             "wrapped": False, "line": None, "semaphores": [], "races": False,
-            "source": None, "hang_in": None, "seconds": None}
+            "source": None, "hang_in": None, "printed": "", "seconds": None}
 
 
 def _describe(e: BaseException, path: str, rec: dict) -> None:
@@ -168,6 +169,7 @@ def run_module(job: str) -> dict:
     rec["semaphores"] = [{"id": int(m["id"]), "core": int(m["core"]), "count": int(m["count"])}
                          for m in LEFTOVER.finditer(printed)]
     rec["races"] = RACE in printed
+    rec["printed"] = printed[:1500]
     if rec["status"] == "ok":
         if rec["semaphores"]:
             rec["status"] = "leftover"
