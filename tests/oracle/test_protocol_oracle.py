@@ -121,6 +121,39 @@ def test_module_is_well_formed(path):
     assert twin.exists(), f"{path.name}: no correct twin {twin.name}"
 
 
+def _runner():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("protocol_jax_verdicts", RUNNER)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # imports no JAX: only the worker does
+    return mod
+
+
+SITE = "/venv/lib/python3.11/site-packages/jax/_src/pallas/mosaic/interpret"
+IDLE = [
+    "Thread 0x00007f0000000001 (most recent call first):",
+    '  File "/usr/lib/python3.11/threading.py", line 324 in wait',
+    f'  File "{SITE}/shared_memory.py", line 201 in wait',
+    f'  File "{SITE}/interpret_pallas_call.py", line 1147 in dma_wait',
+    f'  File "{SITE}/interpret_pallas_call.py", line 80 in wrapper',
+    "",
+    "Current thread 0x00007f0000000002 (most recent call first):",
+    '  File "/x/jax_verdicts.py", line 200 in worker',
+]
+BUSY = IDLE[:1] + [  # a task (a DMA) executed from inside the wait loop: not idle
+    f'  File "{SITE}/shared_memory.py", line 790 in store_buffer_content',
+    f'  File "{SITE}/interpret_pallas_call.py", line 990 in execute_write',
+] + IDLE[2:]
+
+
+def test_hang_detector_reads_faulthandler_dumps():
+    runner = _runner()
+    assert runner._stuck_in_wait(IDLE) == HANG_IN
+    assert runner._stuck_in_wait(BUSY) is None
+    assert runner._stuck_in_wait(IDLE[6:]) is None
+
+
 # -- JAX's verdicts -------------------------------------------------------------------
 
 def _jax_available() -> bool:

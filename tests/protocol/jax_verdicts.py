@@ -10,8 +10,9 @@ The driver (this file without ``--worker``) does not import JAX. It starts a wor
 (``jax_verdicts.py --worker MODULE.py ...``) that imports JAX once and runs the modules
 one after the other, announcing each before running it. When a module has not finished
 ``S`` seconds (default 3) after it started, the driver asks the worker for its stacks
-(SIGUSR1, ``faulthandler``): if the interpreter sits in a semaphore wait (the loop in
-``Semaphore.wait`` that polls every 0.1 s and never gives up), the module is a ``hang``;
+(SIGUSR1, ``faulthandler``): if two dumps a second apart show a thread idling in a
+semaphore wait (the loop in ``Semaphore.wait`` that polls every 0.1 s and never gives
+up), the module is a ``hang``;
 the driver kills that worker (the wait cannot be interrupted) and starts a new one for
 the rest. A module that is only slow gets ``S`` more seconds, up to 60 s in all.
 
@@ -235,24 +236,41 @@ def _reader(stream, q: queue.Queue | None, sink: list | None = None) -> None:
         q.put(None)
 
 
-def _stuck_in_wait(stack: list[str]) -> str | None:
-    """The interpreter frame blocked in a semaphore wait, from a faulthandler dump."""
-    for i, ln in enumerate(stack):
+def _stuck_in_wait(dump: list[str]) -> str | None:
+    """From a faulthandler dump (every thread, most recent call first): the interpreter
+    function of a thread idling in a semaphore wait -- its innermost frame outside
+    ``threading.py`` is ``Semaphore.wait`` in the interpreter's ``shared_memory.py`` --
+    or None when no thread is."""
+    threads: list[list[tuple[str, str]]] = []
+    for ln in dump:
+        if ln.startswith(("Thread 0x", "Current thread 0x")):
+            threads.append([])
+            continue
         m = DUMP_FRAME.match(ln)
-        if m and m["file"].endswith(SEM_WAIT_FILE) and m["fn"] == "wait":
-            for outer in stack[i + 1:]:  # most recent call first: callers follow
-                m2 = DUMP_FRAME.match(outer)
-                if m2 and m2["file"].endswith(INTERPRETER_FILE):
-                    return f"{_jax_frame(m2['file'])}:{m2['fn']}"
-            return f"{_jax_frame(m['file'])}:wait"
+        if m and threads:
+            threads[-1].append((m["file"], m["fn"]))
+    for frames in threads:
+        own = [(f, fn) for f, fn in frames if not f.endswith("threading.py")]
+        if own and own[0][0].endswith(SEM_WAIT_FILE) and own[0][1] == "wait":
+            for f, fn in own[1:]:
+                if f.endswith(INTERPRETER_FILE):
+                    return f"{_jax_frame(f)}:{fn}"
+            return f"{_jax_frame(own[0][0])}:wait"
     return None
+
+
+def _dump(proc, err: list[str]) -> list[str]:
+    mark = len(err)
+    proc.send_signal(signal.SIGUSR1)
+    time.sleep(0.5)
+    return err[mark:]
 
 
 def drive(jobs: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HARD_LIMIT):
     """Yield one record per module, running them in worker processes (see above).
 
-    A module still running ``timeout`` seconds after it started is a ``hang`` when a
-    stack dump shows the interpreter blocked in a semaphore wait (``hang_in`` names the
+    A module still running ``timeout`` seconds after it started is a ``hang`` when two
+    stack dumps a second apart show the interpreter idling in a semaphore wait (``hang_in`` names the
     interpreter function: ``dma_wait`` or ``semaphore_wait``); otherwise it is only slow
     and gets another ``timeout`` seconds, up to ``limit`` (then ``hang`` with
     ``hang_in`` null)."""
@@ -272,10 +290,11 @@ def drive(jobs: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HARD
             try:
                 line = q.get(timeout=wait)
             except queue.Empty:  # the current module outlived its time: where is it?
-                mark = len(err)
-                proc.send_signal(signal.SIGUSR1)
-                time.sleep(0.5)
-                hang_in = _stuck_in_wait(err[mark:])
+                hang_in = _stuck_in_wait(_dump(proc, err))
+                if hang_in is not None and q.empty():  # still there a second later?
+                    time.sleep(0.5)
+                    again = _stuck_in_wait(_dump(proc, err))
+                    hang_in = hang_in if again == hang_in and q.empty() else None
                 elapsed = time.monotonic() - started
                 if hang_in is None and elapsed < limit:
                     deadline = time.monotonic() + timeout  # slow, not stuck: wait on
