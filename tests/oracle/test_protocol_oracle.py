@@ -185,8 +185,9 @@ def runs() -> dict[str, dict]:
     """{job: jax_verdicts.py record} for every module as written (job = its path) and the
     ``FORCED`` reruns, from two driver processes in parallel.
 
-    Each driver runs the modules expected to hang (PAL303's bugs) last, so that killing
-    the blocked worker does not cost a fresh worker for the rest."""
+    Each driver runs the modules expected to hang (PAL303's bugs) last: the worker
+    breaks a hang itself and goes on, but should it not, the driver's fallback kills it
+    and the modules after a hang would cost a fresh worker."""
     if not _jax_available():
         pytest.skip("JAX is not installed: pip install -e '.[oracle]' (the protocol corpus "
                     "is checked against JAX's TPU interpreter)")
@@ -255,6 +256,8 @@ def test_jax_rejects_exactly_the_bug_modules(verdicts, path):
     if status == "hang":
         assert rec["hang_in"] == HANG_IN, (
             f"{path.name}: the hang is not the interpreter blocked in a DMA wait: {rec}")
+        assert "(broken by the runner)" in rec["message"], (
+            f"{path.name}: the worker did not break the hang itself (driver fallback): {rec}")
 
 
 @pytest.mark.parametrize(

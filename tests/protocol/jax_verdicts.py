@@ -8,13 +8,21 @@ the test (``tests/oracle/test_protocol_oracle.py``) runs it in a subprocess:
 
 The driver (this file without ``--worker``) does not import JAX. It starts a worker
 (``jax_verdicts.py --worker MODULE.py ...``) that imports JAX once and runs the modules
-one after the other, announcing each before running it. When a module has not finished
-``S`` seconds (default 3) after it started, the driver asks the worker for its stacks
-(SIGUSR1, ``faulthandler``): if two dumps a second apart show a thread idling in a
-semaphore wait (the loop in ``Semaphore.wait`` that polls every 0.1 s and never gives
-up), the module is a ``hang``;
-the driver kills that worker (the wait cannot be interrupted) and starts a new one for
-the rest. A module that is only slow gets ``S`` more seconds, up to 60 s in all.
+one after the other, announcing each before running it.
+
+Hangs: a wait that nothing will signal sits forever in the interpreter's
+``Semaphore.wait`` loop (it polls every 0.1 s, has no timeout and no deadlock detection,
+and only gives up when the interpreter's shared state is marked failed). ``S`` seconds
+(``--timeout``, default 3) after a module started, a watchdog thread in the worker looks
+at the stacks (``sys._current_frames``); when a thread has idled in that loop for two
+seconds it marks the state failed, as the interpreter does for its own errors, the wait
+raises, and the module is recorded as ``hang`` with ``hang_in`` (the interpreter
+function: ``dma_wait`` or ``semaphore_wait``). The worker then goes on with the next
+module. Fallback, should that not work: ``S + 7`` seconds after a module started the
+driver asks the worker for its stacks (SIGUSR1, ``faulthandler``); two dumps a second
+apart with a thread idling in that loop make it a ``hang``, and the driver kills the
+worker and starts a new one for the rest. A module that is only slow gets more time, up
+to 60 s in all.
 
 ``MODULE.py@eager`` / ``MODULE.py@on_wait`` (or ``--dma-mode`` for every module) overrides
 the ``dma_execution_mode`` of every ``pltpu.InterpretParams`` the module builds (the test
@@ -63,7 +71,9 @@ import traceback
 import warnings
 
 HERE = os.path.dirname(os.path.realpath(__file__))
-DEFAULT_TIMEOUT = 3.0   # seconds before a running module is looked at
+DEFAULT_TIMEOUT = 3.0   # seconds before the worker looks for a blocked semaphore wait
+FALLBACK = 7.0          # more seconds before the driver looks from outside (stack dump)
+HANG_MARK = "jax_verdicts.py: the kernel is blocked in a semaphore wait"
 DEVICES = 2             # CPU devices the worker asks XLA for (ring kernels)
 HARD_LIMIT = 60.0       # seconds before a module that is busy but not blocked is given up
 
@@ -138,7 +148,47 @@ def _describe(e: BaseException, path: str, rec: dict) -> None:
                        source=inner_src, wrapped=True)
 
 
-def run_module(job: str) -> dict:
+def _idle_in_wait() -> str | None:
+    """The interpreter function of a thread of this process idling in a semaphore wait:
+    its innermost frame outside ``threading.py`` is ``Semaphore.wait`` in the
+    interpreter's ``shared_memory.py`` (the loop that polls every 0.1 s); else None."""
+    for frame in sys._current_frames().values():
+        while frame is not None and frame.f_code.co_filename.endswith("threading.py"):
+            frame = frame.f_back
+        if (frame is None or not frame.f_code.co_filename.endswith(SEM_WAIT_FILE)
+                or frame.f_code.co_name != "wait"):
+            continue
+        outer = frame.f_back
+        while outer is not None and not outer.f_code.co_filename.endswith(INTERPRETER_FILE):
+            outer = outer.f_back
+        where = outer if outer is not None else frame
+        return f"{_jax_frame(where.f_code.co_filename)}:{where.f_code.co_name}"
+    return None
+
+
+def _watchdog(stop: threading.Event, state: dict, after: float) -> None:
+    """After ``after`` seconds, break a hang: once a thread has idled in a semaphore wait
+    for two seconds (five looks, half a second apart), fail the interpreter's shared state
+    the way the interpreter does for its own errors; the blocked wait then raises (it
+    checks for failures on each poll) and the module ends with an error carrying
+    ``HANG_MARK``."""
+    if stop.wait(after):
+        return
+    seen = []
+    while not stop.wait(0.5):
+        seen = (seen + [_idle_in_wait()])[-5:]
+        if len(seen) == 5 and seen[0] is not None and seen.count(seen[0]) == 5:
+            state["hang_in"] = seen[0]
+            with contextlib.suppress(Exception):  # if not, the driver's fallback acts
+                from jax._src.pallas.mosaic.interpret import (
+                    interpret_pallas_call as ipc,
+                )
+
+                ipc._get_shared_memory().set_failed(RuntimeError(HANG_MARK))
+            return
+
+
+def run_module(job: str, look_after: float = DEFAULT_TIMEOUT) -> dict:
     import jax
     from jax.experimental.pallas import tpu as pltpu
 
@@ -147,6 +197,8 @@ def run_module(job: str) -> dict:
     name = "protocol_" + rec["module"]
     out = io.StringIO()
     t0 = time.perf_counter()
+    stop, state = threading.Event(), {"hang_in": None}
+    threading.Thread(target=_watchdog, args=(stop, state, look_after), daemon=True).start()
     try:
         with warnings.catch_warnings(), contextlib.redirect_stdout(out), \
                 _forced_dma_mode(rec["dma_mode"]):
@@ -163,8 +215,14 @@ def run_module(job: str) -> dict:
     except Exception as e:  # noqa: BLE001 - whatever JAX raises is the verdict
         rec["status"] = "error"
         _describe(e, path, rec)
+        if state["hang_in"] and HANG_MARK in str(e):
+            rec.update(status="hang", hang_in=state["hang_in"], exc_type=None, raised_in=None,
+                       source=None, wrapped=False, line=None,
+                       message=f"blocked in {state['hang_in']} after "
+                               f"{time.perf_counter() - t0:.0f} s (broken by the runner)")
         pltpu.reset_tpu_interpret_mode_state()  # required after an interpreter error
     finally:
+        stop.set()
         sys.modules.pop(name, None)
     printed = out.getvalue()
     rec["semaphores"] = [{"id": int(m["id"]), "core": int(m["core"]), "count": int(m["count"])}
@@ -203,7 +261,7 @@ def _forced_dma_mode(mode: str | None):
         pltpu.InterpretParams = original
 
 
-def worker(jobs: list[str]) -> int:
+def worker(jobs: list[str], look_after: float = DEFAULT_TIMEOUT) -> int:
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     os.environ["JAX_TRACEBACK_FILTERING"] = "off"
     # Two CPU devices, for the ring (remote copy) kernels under jax.shard_map; a kernel
@@ -220,7 +278,7 @@ def worker(jobs: list[str]) -> int:
     for job in jobs:
         real_stdout.write(json.dumps({"start": job}) + "\n")
         real_stdout.flush()
-        real_stdout.write(json.dumps(run_module(job)) + "\n")
+        real_stdout.write(json.dumps(run_module(job, look_after)) + "\n")
         real_stdout.flush()
     return 0
 
@@ -266,18 +324,21 @@ def _dump(proc, err: list[str]) -> list[str]:
     return err[mark:]
 
 
-def drive(jobs: list[str], timeout: float = DEFAULT_TIMEOUT, limit: float = HARD_LIMIT):
+def drive(jobs: list[str], look_after: float = DEFAULT_TIMEOUT, limit: float = HARD_LIMIT):
     """Yield one record per module, running them in worker processes (see above).
 
-    A module still running ``timeout`` seconds after it started is a ``hang`` when two
-    stack dumps a second apart show the interpreter idling in a semaphore wait (``hang_in`` names the
+    The worker breaks hangs itself (``_watchdog``). Fallback: a module still running
+    ``look_after + FALLBACK`` seconds after it started is a ``hang`` when two stack dumps
+    a second apart show the interpreter idling in a semaphore wait (``hang_in`` names the
     interpreter function: ``dma_wait`` or ``semaphore_wait``); otherwise it is only slow
     and gets another ``timeout`` seconds, up to ``limit`` (then ``hang`` with
     ``hang_in`` null)."""
+    timeout = look_after + FALLBACK  # the worker breaks hangs itself before this
     todo = list(jobs)
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     while todo:
-        proc = subprocess.Popen([sys.executable, os.path.realpath(__file__), "--worker", *todo],
+        proc = subprocess.Popen([sys.executable, os.path.realpath(__file__), "--worker",
+                                 "--timeout", str(look_after), *todo],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=env)
         q: queue.Queue = queue.Queue()
@@ -351,7 +412,7 @@ def main(argv=None) -> int:
     for job in jobs:
         _split_job(job)  # fail early on a bad mode
     if is_worker:
-        return worker(jobs)
+        return worker(jobs, float(opts["--timeout"]))
     for rec in drive(jobs, float(opts["--timeout"])):
         sys.stdout.write(json.dumps(rec) + "\n")
         sys.stdout.flush()
