@@ -1,0 +1,48 @@
+"""Stream a (32, 128) activation from HBM in (8, 128) row blocks, double-buffered: step
+`i` waits for block `i` and prefetches block `i + 1` into the other slot, then doubles
+the block into the output.
+
+Bug: the author dropped the prologue that starts block 0 on the first step ("the
+prefetch takes care of it"); step 0 waits for a copy that no step before it started
+(on a TPU the kernel hangs on its first step).
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+N, ROWS, COLS = 4, 8, 128
+
+
+def stream_kernel(x_hbm, o_ref, buf, sems):
+    step = pl.program_id(0)
+    slot = step % 2
+
+    def fetch(block, s):
+        return pltpu.make_async_copy(x_hbm.at[pl.ds(block * ROWS, ROWS)], buf.at[s], sems.at[s])
+
+    @pl.when(step + 1 < pl.num_programs(0))
+    def _():
+        fetch(step + 1, 1 - slot).start()
+
+    fetch(step, slot).wait()  # expect: PAL303
+    o_ref[...] = buf[slot] * 2.0
+
+
+def stream(x):
+    return pl.pallas_call(
+        stream_kernel,
+        out_shape=jax.ShapeDtypeStruct((N * ROWS, COLS), jnp.float32),
+        grid=(N,),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=pl.BlockSpec((ROWS, COLS), lambda i: (i, 0)),
+        scratch_shapes=[pltpu.VMEM((2, ROWS, COLS), jnp.float32),
+                        pltpu.SemaphoreType.DMA((2,))],
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("arbitrary",)),
+        interpret=pltpu.InterpretParams(),
+    )(x)
+
+
+def jax_check():
+    return stream(jnp.ones((N * ROWS, COLS), jnp.float32))

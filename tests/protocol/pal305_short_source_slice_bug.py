@@ -1,0 +1,36 @@
+"""Gather rows [8, 24) of a (32, 128) HBM table into a (16, 128) VMEM buffer by hand and
+double them.
+
+Bug: the author wrote the slice length as the block's row offset (`pl.ds(8, 8)`), so the
+DMA source is (8, 128) while its destination is (16, 128).
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+TABLE_ROWS, ROWS, COLS = 32, 16, 128
+OFFSET = 8
+
+
+def gather_kernel(t_hbm, o_ref, buf, sem):
+    copy = pltpu.make_async_copy(t_hbm.at[pl.ds(OFFSET, 8)], buf, sem)  # expect: PAL305
+    copy.start()
+    copy.wait()
+    o_ref[...] = buf[...] * 2.0
+
+
+def gather(t):
+    return pl.pallas_call(
+        gather_kernel,
+        out_shape=jax.ShapeDtypeStruct((ROWS, COLS), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=pl.BlockSpec(memory_space=pltpu.VMEM),
+        scratch_shapes=[pltpu.VMEM((ROWS, COLS), jnp.float32), pltpu.SemaphoreType.DMA],
+        interpret=pltpu.InterpretParams(),
+    )(t)
+
+
+def jax_check():
+    return gather(jnp.ones((TABLE_ROWS, COLS), jnp.float32))
