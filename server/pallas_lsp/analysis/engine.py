@@ -33,6 +33,7 @@ from .interp.core import Interpreter
 from .interp.frame import Budget, Context, Frame
 from .module import STAR_IMPORT, ModuleState, block_names
 from .pallas.invokers import invoke_kernel
+from .pallas.protocol import Protocol
 from .parse import Block, BlockList
 from .report import ContractFinding
 from .suppression import apply_noqa
@@ -82,7 +83,8 @@ class ModuleAnalyzer:
     re-parses and re-analyses only what it touched.
     """
 
-    def __init__(self, path: str | None = None, workspace=None, package: str | None = None):
+    def __init__(self, path: str | None = None, workspace=None, package: str | None = None,
+                 preview: bool = False):
         self.path = path
         self.workspace = workspace
         self.package = package if package is not None else package_of(path)
@@ -94,6 +96,7 @@ class ModuleAnalyzer:
         self._entries: dict = {}     # key -> (raw findings, deps)
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
         self.stats = {"blocks": 0, "entries_run": 0}
+        self.preview = preview       # also the preview rules (PAL302-PAL304: the semaphore protocol)
 
     def analyze(self, source: str, cancelled: Callable[[], bool] | None = None) -> list[Finding]:
         """Findings for `source`.  `cancelled` is asked between entries; when it says
@@ -241,13 +244,16 @@ class ModuleAnalyzer:
         if block.tree is None:
             return EntryResult()
         ctx = Context(state)
+        ctx.protocol = Protocol() if self.preview else None
         interp = Interpreter(ctx)
         frame = Frame({}, None, block, path=None, module=state)
+        complete = False
         try:
             interp.run_body(block.tree.body, frame)
             interp.flush_created(frame)
             while ctx.pending:
                 invoke_kernel(interp, ctx.pending[0], None)
+            complete = True
         except (Budget, RecursionError):
             pass
         except Exception:
@@ -259,8 +265,9 @@ class ModuleAnalyzer:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings), dict(ctx.deps), tuple(ctx.views),
-                           contract.bindings)
+        protocol = ctx.protocol.findings() if complete and ctx.protocol is not None else []  # on a whole run
+        return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
+                           tuple(ctx.views), contract.bindings)
 
     @staticmethod
     def _check_contracts(interp: Interpreter, ctx: Context) -> ContractResult:
@@ -351,6 +358,7 @@ class _DocumentLines:
         return lines[line - self._blocks[i].start]
 
 
-def analyze_source(source: str, path: str | None = None, workspace=None) -> list[Finding]:
-    """One-shot analysis of a whole module's text (what the CLI uses)."""
-    return ModuleAnalyzer(path, workspace).analyze(source)
+def analyze_source(source: str, path: str | None = None, workspace=None, preview: bool = False) -> list[Finding]:
+    """One-shot analysis of a whole module's text (what the CLI uses); `preview`: the
+    preview rules too."""
+    return ModuleAnalyzer(path, workspace, preview=preview).analyze(source)

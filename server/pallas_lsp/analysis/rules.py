@@ -16,6 +16,7 @@ class Rule:
     severity: str   # default severity: "error" or "warning"
     summary: str
     doc_url: str
+    preview: bool = False   # reported only when asked for (`--preview`, the `preview` setting)
 
 
 RULES: dict[str, Rule] = {
@@ -74,6 +75,17 @@ RULES: dict[str, Rule] = {
              "(`Must signal semaphores of the following types: ... Got dma_sem.`), or a REGULAR / BARRIER one "
              "waited by a DMA's `.wait()` (`dma_wait requires a DMA semaphore, but got a regular semaphore`). "
              "JAX raises when it traces the kernel for TPU.", JAX_SEMAPHORE_DOC),
+        Rule("PAL302", "dma-never-waited", "error",
+             "A DMA is started and no `.wait()` in the kernel waits on its semaphore: the kernel ends with a "
+             "non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`) and "
+             "may use the buffer before the copy lands.", JAX_SEMAPHORE_DOC, preview=True),
+        Rule("PAL303", "dma-never-started", "error",
+             "A DMA's `.wait()` on a semaphore no DMA in the kernel signals: the wait hangs.",
+             JAX_SEMAPHORE_DOC, preview=True),
+        Rule("PAL304", "signal-never-waited", "error",
+             "`pl.semaphore_signal` on a semaphore no `pl.semaphore_wait` in the kernel waits on: the kernel ends "
+             "with a non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel "
+             "exit`).", JAX_SEMAPHORE_DOC, preview=True),
         Rule("PAL201", "block-tiling", "error",
              "A block's last two dimensions are neither divisible by 8 and 128 nor equal to the array's "
              "(`The Pallas TPU lowering currently requires that the last two dimensions of your block shape are "

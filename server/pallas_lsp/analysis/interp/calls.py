@@ -161,9 +161,12 @@ class CallingInterpreter(ABC):
     def callbacks_unknown_call(self, args: list[ArgOrStar], kwargs: dict[str, Arg], frame: Frame) -> None:
         """A user function handed to something we do not model (jax.jit, shard_map, ...)
         may still be called: analyse it with unknown arguments."""
+        protocol = self.ctx.protocol
         for a in [*args, *kwargs.values()]:
             if isinstance(a, Arg) and isinstance(a.value, (Func, Partial)):
                 self.call(a.value, [STAR], ANY_KWARGS, None, frame, helper=False)
+            elif isinstance(a, Arg) and protocol is not None:
+                protocol.escape(a.value)   # what it does with a semaphore is unknown
 
     # ------------------------------------------------------------------ user functions
     def call_function(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
@@ -175,6 +178,7 @@ class CallingInterpreter(ABC):
         if func.node is None and resolve_lazy(func) is None:  # a top-level def parsed on first call
             return UNKNOWN
         if frame.depth >= MAX_DEPTH:
+            self._unfollowed(args, kwargs)
             return UNKNOWN
         fnode = func.node
         key = None
@@ -187,6 +191,7 @@ class CallingInterpreter(ABC):
         env = bind(self, fnode, func, args, kwargs, node, frame, helper)
         active = (fnode, signature(tuple(env.items())))
         if active in ctx.active:
+            self._unfollowed(args, kwargs)
             return UNKNOWN  # the same call again inside itself: unbounded recursion
         result = self._run_function(func, env, frame, loop_body, active)
         if key is not None:
@@ -205,10 +210,19 @@ class CallingInterpreter(ABC):
         try:
             return self.call_function(func, args, kwargs, node, frame, helper, loop_body)
         except ForeignBudget:
+            self._unfollowed(args, kwargs)
             return UNKNOWN
         finally:
             ctx.foreign_steps += ctx.steps - start
             ctx.limit, ctx.in_foreign = STEP_BUDGET, False
+
+    def _unfollowed(self, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> None:
+        """A call not followed: what it does with the semaphores it is given is unknown."""
+        protocol = self.ctx.protocol
+        if protocol is not None:
+            for a in [*args, *kwargs.values()]:
+                if isinstance(a, Arg):
+                    protocol.escape(a.value)
 
     def _run_function(self, func: Func, env: dict[str, Any], frame: Frame, loop_body: bool, active: tuple) -> Any:
         fnode = func.node
@@ -241,11 +255,16 @@ class CallingInterpreter(ABC):
         with unknown arguments, so the DMAs inside them are still checked."""
         if not frame.created:
             return
-        self.ctx.grids.append(None)   # what nothing calls JAX never traces: no grid
+        if frame.func is None:   # top-level definitions: entries, called by the program's users
+            self._flush(frame)
+            return
+        self.ctx.grids.append(None)   # closures nothing calls JAX never traces: no grid, no protocol
+        self.ctx.uncalled += 1
         try:
             self._flush(frame)
         finally:
             self.ctx.grids.pop()
+            self.ctx.uncalled -= 1
 
     def _flush(self, frame: Frame) -> None:
         for obj in frame.created:

@@ -143,6 +143,8 @@ class Context:
     # The pallas_call whose grid the code being run sees (None: a grid of its own, as in an
     # emit_pipeline body, or none at all, as in a closure nothing calls).
     grids: list[Any] = field(default_factory=list)
+    protocol: Any = None                 # pallas.protocol.Protocol: the scratch semaphores' ledger
+    uncalled: int = 0                    # > 0 while running closures nothing calls (JAX never traces them)
     deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
     indexed_decls: set[int] = field(default_factory=set)  # id() of declarations indexed somewhere
     views: list[View] = field(default_factory=list)

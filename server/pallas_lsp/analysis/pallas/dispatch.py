@@ -67,7 +67,7 @@ def call_entry(ev: Evaluator, name: str, call: CallArgs) -> Any:
 
 
 def _descriptor_call(ev: Evaluator, value: DescriptorCall, call: CallArgs) -> Any:
-    handlers.descriptor_method(ev, value.descriptor, value.method, call.frame)
+    handlers.descriptor_method(ev, value.descriptor, value.method, call.frame, call.node)
     return UNKNOWN
 
 

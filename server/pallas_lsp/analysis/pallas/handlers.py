@@ -30,10 +30,12 @@ from .model import (
     DescriptorMethod,
     MemorySpace,
     SemaphoreType,
+    SemEffect,
     SemRole,
     Simple,
     Spec,
 )
+from .protocol import Event
 from .registry import DESCRIPTOR_METHODS, semaphore_member
 from .values import ArraySpecV, AxisUse, BlockSpecV, CompilerParamsV, GridSpecV
 
@@ -59,6 +61,9 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
             checks.check_semaphore(ev.ctx, use, frame)
             if isinstance(arg.value, Sem) and arg.value.scalar:   # JAX checks the shape first
                 check_kind(ev.ctx, arg.value, spec.kinds, spec.verb, use.at)
+            if spec.effect is not None:
+                note_event(ev.ctx, Event.SIGNAL if spec.effect is SemEffect.SIGNAL else Event.WAIT, arg.value,
+                           call_loc)
         return UNKNOWN
     dst, src = by_role.get(SemRole.DST), by_role.get(SemRole.SRC)
     desc = Descriptor(
@@ -71,11 +76,18 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
         context=checks.call_context(call_loc, frame),
     )
     if spec.action is Action.START:
-        descriptor_method(ev, desc, DESCRIPTOR_METHODS["start"], frame)
+        descriptor_method(ev, desc, DESCRIPTOR_METHODS["start"], frame, call.node)
     return desc
 
 
-def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod, frame: Frame) -> None:
+def note_event(ctx: Any, event: Event, value: Any, at: Loc | None) -> None:
+    """Tell the entry's semaphore ledger (not in code JAX never traces, nor silently)."""
+    if ctx.protocol is not None and not ctx.silent and not ctx.uncalled:
+        ctx.protocol.record(event, value, at)
+
+
+def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod, frame: Frame,
+                      node: ast.AST | None = None) -> None:
     for role in method.roles:
         value = desc.dst if role is SemRole.DST else desc.src
         if value is None:
@@ -84,7 +96,9 @@ def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod,
                             desc.dst_loc if role is SemRole.DST else desc.src_loc, desc.call,
                             stmt=desc.stmt, role=role, remote=desc.remote, context=desc.context)
         checks.check_semaphore(ev.ctx, use, frame)
-        check_kind(ev.ctx, value, method.kinds, "wait", use.at)
+        check_kind(ev.ctx, value, method.kinds, "wait", _loc(frame, node) or use.at)   # JAX raises at the wait
+        note_event(ev.ctx, Event.DMA_START if method.effect is SemEffect.SIGNAL else Event.DMA_WAIT, value,
+                   _loc(frame, node) if node is not None else desc.call)
 
 
 def declare(ev: Evaluator, spec: SemaphoreType, call: CallArgs) -> Any:

@@ -50,6 +50,12 @@ def grid_of(ctx: Context, record: PallasCall | None) -> Iterator[None]:
         ctx.grids.pop()
 
 
+def _declare_scratch(ctx: Context, refs: list) -> None:
+    """Scratch semaphores live for the kernel (or the scope): the protocol checks them."""
+    if ctx.protocol is not None and not ctx.silent:
+        ctx.protocol.declare(Seq(tuple(refs)))
+
+
 def _kwarg(call: CallArgs, *names: str) -> Any:
     for name in names:
         if name in call.kwargs:
@@ -162,6 +168,7 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     else:
         args = [*front, *(Arg(v) for v in outs), *tail]
     ctx.kernel_nodes.update(function_nodes(record.kernel))
+    _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()])
     record.ran = True
     with grid_of(ctx, record):
         ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
@@ -173,6 +180,7 @@ def run_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
         return UNKNOWN
     refs: list[ArgOrStar] = [Arg(allocate(a.value)) if isinstance(a, Arg) else STAR for a in call.args[1:]]
     kw = {k: Arg(allocate(v.value)) for k, v in call.kwargs.items() if k != "collective_axes"}
+    _declare_scratch(ev.ctx, [a.value for a in refs if isinstance(a, Arg)] + [a.value for a in kw.values()])
     return ev.call(first.value, refs, kw, call.node, call.frame, helper=False)
 
 

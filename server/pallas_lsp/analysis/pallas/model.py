@@ -27,6 +27,13 @@ class Action(Enum):
     CHECK = "check"  # uses the semaphore right away
 
 
+class SemEffect(Enum):
+    """What a call does to its semaphore's count (for the protocol rules)."""
+
+    SIGNAL = "signal"   # increments it (a DMA start, `pl.semaphore_signal`)
+    WAIT = "wait"       # waits for it and decrements it
+
+
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
@@ -104,6 +111,7 @@ class CheckedCall(Api):
     remote: bool = False
     deprecated_for: str | None = None
     kinds: frozenset[str] | None = None   # the semaphore kinds JAX accepts (None: not checked)
+    effect: SemEffect | None = None       # on the semaphore's count (None: none we track)
 
     @property
     def kind(self) -> ApiKind:
@@ -127,6 +135,7 @@ class DescriptorMethod:
     rule: str
     verb: str
     kinds: frozenset[str] | None = None   # the semaphore kinds JAX accepts (None: not checked)
+    effect: SemEffect = SemEffect.WAIT
 
 
 @dataclass(frozen=True)

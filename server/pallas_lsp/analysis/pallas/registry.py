@@ -16,6 +16,7 @@ from .model import (
     Invoker,
     MemorySpace,
     SemaphoreType,
+    SemEffect,
     SemParam,
     SemRole,
     Simple,
@@ -39,9 +40,9 @@ def _signal_family(prefix: str, param: str, deprecated: bool = False) -> list[Ch
     kinds = SIGNAL_KINDS if prefix != "plgpu" else None
     return [
         CheckedCall(f"{prefix}.semaphore_signal", (param, "inc"), sem, Action.CHECK, "PAL002", "signal",
-                    deprecated_for=new("signal"), kinds=kinds),
+                    deprecated_for=new("signal"), kinds=kinds, effect=SemEffect.SIGNAL),
         CheckedCall(f"{prefix}.semaphore_wait", (param, "value"), sem, Action.CHECK, "PAL002", "wait",
-                    deprecated_for=new("wait"), kinds=kinds),
+                    deprecated_for=new("wait"), kinds=kinds, effect=SemEffect.WAIT),
     ]
 
 
@@ -67,7 +68,7 @@ CHECKED_CALLS: tuple[CheckedCall, ...] = (
 # `.start()` raises in JAX (dst checked first, then src); the waits are not checked by JAX.
 # A REGULAR semaphore passes `.start()`; every wait checks for a DMA semaphore.
 DESCRIPTOR_METHODS: dict[str, DescriptorMethod] = {m.name: m for m in (
-    DescriptorMethod("start", (SemRole.DST, SemRole.SRC), "PAL001", "signal"),
+    DescriptorMethod("start", (SemRole.DST, SemRole.SRC), "PAL001", "signal", effect=SemEffect.SIGNAL),
     DescriptorMethod("wait", (SemRole.DST, SemRole.SRC), "PAL003", "wait", DMA_KINDS),
     DescriptorMethod("wait_recv", (SemRole.DST,), "PAL003", "wait_recv", DMA_KINDS),
     DescriptorMethod("wait_send", (SemRole.SRC,), "PAL003", "wait_send", DMA_KINDS),

@@ -1,0 +1,110 @@
+"""The semaphore protocol of one kernel run (rules PAL302-PAL304): every semaphore a DMA
+or `pl.semaphore_signal` increments must be waited somewhere, and a wait needs something
+that increments.  JAX's TPU interpreter reports the first as `Semaphore ... has non-zero
+count ... at kernel exit`; the second hangs.
+
+The ledger is kept per semaphore *declaration* (a scratch / `run_scoped` entry): which
+DMAs start on it, which waits wait on it, anywhere in the kernel and the helpers it calls.
+Pairing by declaration is path-insensitive on purpose: a prefetch started in one grid step
+and waited in the next, or a copy re-described for its wait, pair up.  Only what the run
+saw whole is judged: a declaration whose semaphores reach code we do not see, a wait or a
+start whose semaphore we do not know, or an entry cut short by its step budget, give
+silence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..report import ContractFinding, ContractNote
+from ..values import Descriptor, Loc, Mapping, Sem, Seq, SeqTail, map_sems
+
+
+class Event(Enum):
+    DMA_START = "dma start"        # a DMA's start signals its semaphore(s)
+    DMA_WAIT = "dma wait"
+    SIGNAL = "signal"              # pl.semaphore_signal
+    WAIT = "wait"                  # pl.semaphore_wait
+
+
+@dataclass
+class SemLedger:
+    decl: Loc
+    kind: str
+    events: dict[Event, list[Loc]] = field(default_factory=dict)
+
+
+@dataclass
+class Protocol:
+    """What one entry saw of its scratch semaphores."""
+
+    ledgers: dict[int, SemLedger] = field(default_factory=dict)   # id(declaration node) -> ledger
+    escaped: set[int] = field(default_factory=set)                # declarations handed to unknown code
+    blind: set[Event] = field(default_factory=set)                # events on semaphores we do not know
+
+    def declare(self, value: Any) -> None:
+        """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)."""
+        def note(sem: Sem) -> Sem:
+            if sem.decl is not None and sem.decl.path is None:
+                self.ledgers.setdefault(id(sem.decl.node), SemLedger(sem.decl, sem.kind))
+            return sem
+        map_sems(value, note)
+
+    def record(self, event: Event, value: Any, at: Loc | None) -> None:
+        if not isinstance(value, Sem):
+            self.blind.add(event)
+            return
+        ledger = self.ledgers.get(id(value.decl.node)) if value.decl is not None else None
+        if ledger is not None and at is not None:
+            ledger.events.setdefault(event, []).append(at)
+
+    def escape(self, value: Any, depth: int = 0) -> None:
+        """Semaphores (or descriptors holding them) given to code we do not model."""
+        if depth > 4:
+            return
+        if isinstance(value, Sem):
+            if value.decl is not None:
+                self.escaped.add(id(value.decl.node))
+        elif isinstance(value, Descriptor):
+            self.escape(value.dst, depth + 1)
+            self.escape(value.src, depth + 1)
+        elif isinstance(value, (Seq, SeqTail)):
+            for item in value.items:
+                self.escape(item, depth + 1)
+        elif isinstance(value, Mapping):
+            for item in value.items.values():
+                self.escape(item, depth + 1)
+
+    def findings(self) -> list[ContractFinding]:
+        out: list[ContractFinding] = []
+        for key, ledger in self.ledgers.items():
+            if key not in self.escaped:
+                out.extend(_judge(ledger, self.blind))
+        return out
+
+
+def _judge(ledger: SemLedger, blind: set[Event]) -> list[ContractFinding]:
+    ev = ledger.events
+    starts, dma_waits = ev.get(Event.DMA_START, []), ev.get(Event.DMA_WAIT, [])
+    signals, waits = ev.get(Event.SIGNAL, []), ev.get(Event.WAIT, [])
+    note = (ContractNote(ledger.decl, "the semaphore is declared here"),)
+    out = []
+    if starts and not dma_waits and not waits and Event.DMA_WAIT not in blind:
+        out.append(ContractFinding(
+            "PAL302", starts[0],
+            "DMA started and never waited: no `.wait()` in the kernel waits on this semaphore, so the kernel "
+            "ends with a non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel "
+            "exit`) and may read the buffer before the copy lands. Wait on it (`copy.wait()`) before it is needed, "
+            "and before the kernel ends.", note))
+    if dma_waits and not starts and not signals and Event.DMA_START not in blind:
+        out.append(ContractFinding(
+            "PAL303", dma_waits[0],
+            "DMA waited but never started: no DMA in the kernel signals this semaphore, so this wait hangs. "
+            "Start the copy (`copy.start()`) before waiting on it.", note))
+    if signals and not waits and not dma_waits and Event.WAIT not in blind:
+        out.append(ContractFinding(
+            "PAL304", signals[0],
+            "`pl.semaphore_signal` without a matching `pl.semaphore_wait`: the kernel ends with a non-zero "
+            "semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`).", note))
+    return out
