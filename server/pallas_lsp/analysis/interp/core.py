@@ -37,9 +37,11 @@ from ..values import (
     join,
     join_all,
 )
-from .frame import Arg, Context, Frame, View
+from .frame import MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, View
 from .operators import binop, compare, truth
 from .statements import StatementInterpreter
+
+Comprehension = ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
 
 
 class Interpreter(StatementInterpreter):
@@ -50,7 +52,7 @@ class Interpreter(StatementInterpreter):
     def eval(self, node: ast.AST, frame: Frame) -> Any:
         self.ctx.tick()
         handler = _EXPRESSIONS.get(type(node).__name__)
-        # comprehensions of dicts, f-strings, await, yield, ...: values we do not model
+        # f-strings, await, yield, ...: values we do not model
         return handler(self, node, frame) if handler is not None else UNKNOWN
 
     def _see(self, node: ast.AST, value: Any, frame: Frame) -> None:
@@ -177,21 +179,58 @@ class Interpreter(StatementInterpreter):
             items[key.value] = self.eval(v, frame)
         return Mapping(items)
 
-    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp,
-                       frame: Frame) -> Any:
-        """`[f(x) for x in xs if c]`: the element is evaluated once, for an abstract item."""
+    def _comprehension(self, node: Comprehension, frame: Frame) -> Any:
+        """`[f(x) for x in xs if c]`: evaluated item by item where the iterables are short
+        static tuples (Python runs it so while JAX traces), else once for an abstract item."""
         inner = Frame({}, frame, frame.block, frame.func, frame.depth, frame.path)
         inner.stmt = frame.stmt
         inner.scope = node  # a comprehension is a scope of its own
-        for gen in node.generators:
-            self.assign(gen.target, element(self.eval(gen.iter, inner)), inner)
-            if isinstance(gen.target, ast.Name):
-                inner.loops.append(gen.target.id)
-            for cond in gen.ifs:
-                self.eval(cond, inner)
-        value = self.eval(node.value if isinstance(node, ast.DictComp) else node.elt, inner)
+        out: list[Any] = []
+        exact = self._generate(node, node.generators, inner, out)
         frame.created.extend(inner.created)
-        return UNKNOWN if isinstance(node, ast.DictComp) else SeqOf(value)
+        if isinstance(node, ast.DictComp):
+            keys = [k for k, _ in out]
+            if exact and all(isinstance(k, Const) for k in keys):
+                return Mapping({k.value: v for k, v in out})
+            return UNKNOWN
+        if exact and not isinstance(node, ast.SetComp):
+            return Seq(tuple(out), isinstance(node, ast.ListComp))
+        return SeqOf(join_all(out))
+
+    def _generate(self, node: Comprehension, gens: list[ast.comprehension], inner: Frame, out: list[Any]) -> bool:
+        """Append the elements for the items of `gens` to `out`; True when `out` is exactly
+        the comprehension's items (every level unrolled, every condition static)."""
+        if not gens:
+            if isinstance(node, ast.DictComp):
+                out.append((self.eval(node.key, inner), self.eval(node.value, inner)))
+            else:
+                out.append(self.eval(node.elt, inner))
+            return True
+        gen = gens[0]
+        it = self.eval(gen.iter, inner)
+        if isinstance(gen.target, ast.Name) and gen.target.id not in inner.loops:
+            inner.loops.append(gen.target.id)
+        ctx = self.ctx
+        if not (isinstance(it, Seq) and len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING):
+            self._generate_item(node, gens, element(it), inner, out)
+            return False
+        ctx.unrolling += 1
+        try:
+            exact = True
+            for item in it.items:
+                exact = self._generate_item(node, gens, item, inner, out) and exact
+            return exact
+        finally:
+            ctx.unrolling -= 1
+
+    def _generate_item(self, node: Comprehension, gens: list[ast.comprehension], item: Any, inner: Frame,
+                       out: list[Any]) -> bool:
+        gen = gens[0]
+        self.assign(gen.target, item, inner)
+        conds = [truth(self.eval(c, inner)) for c in gen.ifs]
+        if False in conds:
+            return True
+        return self._generate(node, gens[1:], inner, out) and None not in conds
 
     # ------------------------------------------------------------------ operators
     def _binop(self, node: ast.BinOp, frame: Frame) -> Any:

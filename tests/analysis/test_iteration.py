@@ -1,0 +1,125 @@
+"""Issue 12: semaphores followed through Python iteration: comprehensions evaluated per
+item (list, generator, set, dict), generator functions (`yield`, `yield from`),
+iterators (`iter` + `next`), `zip` / `enumerate` / `map(lambda ...)` over views, and
+`dataclasses.replace` / `NamedTuple._replace`.
+
+Every construct comes as a pair: the broken kernel (JAX raises `Cannot signal on a
+non-()-shaped semaphore: S` when tracing it; the finding is expected at that line with
+shape S) and its correct twin (JAX traces it; no finding)."""
+
+from .helpers import found, line_of
+
+HEAD = """
+import dataclasses
+import functools
+import typing
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+DMA = pltpu.SemaphoreType.DMA
+OUT = jax.ShapeDtypeStruct((8, 128), jnp.float32)
+K_ROW, V_ROW = 0, 1
+
+
+def copy(src, dst, sem):
+    cp = pltpu.make_async_copy(src, dst, sem)
+    cp.start()
+    cp.wait()
+"""
+
+
+def _pair(body: str, scratch: str = "[DMA((2, 3))]") -> str:
+    return HEAD + body + f"""
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes={scratch})(x)
+"""
+
+
+def _one(src: str, needle: str, shape: tuple) -> None:
+    assert found(src) == [(line_of(src, needle), "PAL001", shape)]
+
+
+# ---------------------------------------------------------------- list comprehensions
+
+LISTCOMP = """
+def kernel(x_hbm, o_hbm, sems):
+    k_sems, v_sems = [sems.at[r] for r in (K_ROW, V_ROW)]
+    copy(x_hbm, o_hbm, k_sems.at[0])
+    copy(x_hbm, o_hbm, {v})  # the value copy
+"""
+
+
+def test_list_comprehension_of_views_unpacked_into_names():
+    _one(_pair(LISTCOMP.format(v="v_sems")), "# the value copy", (3,))
+
+
+def test_list_comprehension_of_views_unpacked_into_names_correct():
+    assert found(_pair(LISTCOMP.format(v="v_sems.at[2]"))) == []
+
+
+def test_list_comprehension_keeps_each_item_with_a_static_condition():
+    """Per item: the rows that pass `if r != 1` and a whole array where the condition
+    keeps it; the item that the condition drops is not there."""
+    body = """
+def kernel(x_hbm, o_hbm, sems, one):
+    first, last = [sems.at[r] if r < 2 else one for r in range(3) if r != 1]
+    copy(x_hbm, o_hbm, last)
+    copy(x_hbm, o_hbm, {first})  # the first copy
+"""
+    scratch = "[DMA((3, 2)), DMA]"
+    _one(_pair(body.format(first="first"), scratch), "# the first copy", (2,))
+    assert found(_pair(body.format(first="first.at[1]"), scratch)) == []
+
+
+# ---------------------------------------------------------------- other comprehensions
+
+SETCOMP = """
+def kernel(x_hbm, o_hbm, sems):
+    for r in sorted({{r % 2 for r in range(4)}}):
+        copy(x_hbm, o_hbm, sems.at[r])  # per row
+"""
+
+
+def test_set_comprehension_of_indices():
+    _one(_pair(SETCOMP.format(), "[DMA((2, 3))]"), "# per row", (3,))
+
+
+def test_set_comprehension_of_indices_correct():
+    assert found(_pair(SETCOMP.format(), "[DMA((2,))]")) == []
+
+
+DICTCOMP = """
+def kernel(x_hbm, o_hbm, sems):
+    views = {{name: sems.at[i] for i, name in enumerate(("k", "v"))}}
+    copy(x_hbm, o_hbm, views["k"].at[0])
+    copy(x_hbm, o_hbm, {v})  # the value row
+"""
+
+
+def test_dict_comprehension_of_views():
+    _one(_pair(DICTCOMP.format(v='views["v"]')), "# the value row", (3,))
+
+
+def test_dict_comprehension_of_views_correct():
+    assert found(_pair(DICTCOMP.format(v='views["v"].at[1]'))) == []
+
+
+# ---------------------------------------------------------------- zip, enumerate
+
+ZIP_ENUMERATE = """
+def kernel(x_hbm, o_hbm, sems):
+    srcs = (x_hbm, x_hbm)
+    for i, (src, sem) in enumerate(zip(srcs, [sems.at[r] for r in range(2)])):
+        copy(src, o_hbm, {sem})  # per source
+"""
+
+
+def test_zip_and_enumerate_over_a_comprehension_of_views():
+    _one(_pair(ZIP_ENUMERATE.format(sem="sem")), "# per source", (3,))
+
+
+def test_zip_and_enumerate_over_a_comprehension_of_views_correct():
+    assert found(_pair(ZIP_ENUMERATE.format(sem="sem.at[i]"))) == []
