@@ -74,6 +74,173 @@ def kernel(x_hbm, o_hbm, sems, one):
     assert found(_pair(body.format(first="first.at[1]"), scratch)) == []
 
 
+# ---------------------------------------------------------------- generator functions
+
+GENERATOR = """
+def _slots(sems, n):
+    for k in range(n):
+        yield k, sems.at[{index}]
+
+
+def kernel(x_hbm, o_hbm, sems):
+    for k, sem in _slots(sems, 2):
+        copy(x_hbm, o_hbm, sem)  # each slot
+"""
+
+
+def test_generator_helper_yielding_rows():
+    _one(_pair(GENERATOR.format(index="k")), "# each slot", (3,))
+
+
+def test_generator_helper_yielding_rows_correct():
+    assert found(_pair(GENERATOR.format(index="k, k"))) == []
+
+
+PAIR_GENERATOR = """
+def _pair(sems):
+    yield sems.at[0]
+    yield sems
+
+
+def kernel(x_hbm, o_hbm, sems):
+    one, whole = _pair(sems)
+    copy(x_hbm, o_hbm, one)
+    copy(x_hbm, o_hbm, {whole})  # the second yield
+"""
+
+
+def test_generator_yields_in_order():
+    """Straight-line yields are a tuple: the first is one semaphore, the second the array."""
+    _one(_pair(PAIR_GENERATOR.format(whole="whole"), "[DMA((2,))]"), "# the second yield", (2,))
+
+
+def test_generator_yields_in_order_correct():
+    assert found(_pair(PAIR_GENERATOR.format(whole="whole.at[1]"), "[DMA((2,))]")) == []
+
+
+BRANCHY_GENERATOR = """
+def _views(sems, flag):
+    if flag:
+        yield sems.at[0]
+    else:
+        yield sems.at[1]
+    yield sems.at[{last}]
+
+
+def kernel(x_hbm, o_hbm, sems, *, flag=True):
+    for sem in _views(sems, flag):
+        copy(x_hbm, o_hbm, sem)  # every view
+
+
+def run(x):
+    return pl.pallas_call(functools.partial(kernel, flag=True), out_shape=OUT,
+                          scratch_shapes=[DMA({shape})])(x)
+"""
+
+
+def test_generator_with_branches_yields_the_join():
+    _one(HEAD + BRANCHY_GENERATOR.format(last="1", shape="(2, 3)"), "# every view", (3,))
+
+
+def test_generator_with_branches_yields_the_join_correct():
+    assert found(HEAD + BRANCHY_GENERATOR.format(last="1", shape="(2,)")) == []
+
+
+def test_generator_with_path_dependent_rank_is_silent():
+    """One yield is a row, the other a single semaphore: the loop variable is unknown."""
+    src = HEAD + """
+def _views(sems, flag):
+    if flag:
+        yield sems.at[0, 0]
+    else:
+        yield sems.at[1]
+
+
+def kernel(x_hbm, o_hbm, sems, *, flag=True):
+    for sem in _views(sems, flag):
+        copy(x_hbm, o_hbm, sem)
+
+
+def run(x):
+    return pl.pallas_call(functools.partial(kernel, flag=x.shape[0] > 1), out_shape=OUT,
+                          scratch_shapes=[DMA((2, 3))])(x)
+"""
+    assert found(src) == []
+
+
+LOOPING_GENERATOR = """
+def _views(sems, n):
+    for k in range(n):
+        yield sems.at[{index}]
+
+
+def kernel(x_hbm, o_hbm, sems, *, n=2):
+    for sem in _views(sems, n):
+        copy(x_hbm, o_hbm, sem)  # every view
+
+
+def run(x):
+    return pl.pallas_call(functools.partial(kernel, n=x.shape[0] // 4), out_shape=OUT,
+                          scratch_shapes=[DMA((2, 3))])(x)
+"""
+
+
+def test_generator_looping_an_unknown_number_of_times():
+    """`range(n)` with `n` unknown: some number of rows."""
+    _one(HEAD + LOOPING_GENERATOR.format(index="k"), "# every view", (3,))
+
+
+def test_generator_looping_an_unknown_number_of_times_correct():
+    assert found(HEAD + LOOPING_GENERATOR.format(index="k, 0")) == []
+
+
+MANY_YIELDS = """
+def _many(sems):
+    for i in range(4):
+        for j in range(5):
+            yield i + j, sems.at[{index}]
+
+
+def kernel(x_hbm, o_hbm, sems):
+    for _, sem in _many(sems):
+        copy(x_hbm, o_hbm, sem)  # every view
+"""
+
+
+def test_generator_yielding_more_than_the_unroll_limit_is_summarised():
+    """20 items: more than are kept one by one; the loop sees their join."""
+    _one(_pair(MANY_YIELDS.format(index="(i + j) % 2")), "# every view", (3,))
+
+
+def test_generator_yielding_more_than_the_unroll_limit_is_summarised_correct():
+    assert found(_pair(MANY_YIELDS.format(index="(i + j) % 2, j % 3"))) == []
+
+
+YIELD_FROM = """
+def _rows(sems):
+    yield from (sems.at[r] for r in range(2))
+
+
+def _all(sems):
+    yield from _rows(sems)
+    yield sems.at[{last}]
+
+
+def kernel(x_hbm, o_hbm, sems):
+    a, b, c = _all(sems)
+    copy(x_hbm, o_hbm, c.at[0])
+    copy(x_hbm, o_hbm, {b})  # the second row
+"""
+
+
+def test_yield_from_a_generator_and_a_generator_expression():
+    _one(_pair(YIELD_FROM.format(last="0", b="b")), "# the second row", (3,))
+
+
+def test_yield_from_a_generator_and_a_generator_expression_correct():
+    assert found(_pair(YIELD_FROM.format(last="0", b="b.at[2]"))) == []
+
+
 # ---------------------------------------------------------------- other comprehensions
 
 SETCOMP = """

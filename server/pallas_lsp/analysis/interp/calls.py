@@ -33,9 +33,19 @@ from ..values import (
 from . import builtins
 from .binding import bind
 from .envs import signature
-from .frame import ANY_KWARGS, MAX_DEPTH, STAR, Arg, ArgOrStar, CallArgs, Context, Frame
+from .frame import (
+    ANY_KWARGS,
+    MAX_DEPTH,
+    STAR,
+    Arg,
+    ArgOrStar,
+    CallArgs,
+    Context,
+    Frame,
+    Yields,
+)
 from .functions import resolve_lazy
-from .syntax import nonlocal_names
+from .syntax import generator_kind, nonlocal_names
 
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
 
@@ -183,13 +193,17 @@ class CallingInterpreter(ABC):
         fnode = func.node
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
         callee_frame.scope = fnode
-        nonlocals = nonlocal_names(fnode, func.block.text if func.block is not None else None)
+        text = func.block.text if func.block is not None else None
+        nonlocals = nonlocal_names(fnode, text)
         if nonlocals:
             callee_frame.nonlocals = nonlocals
             for name in nonlocals:
                 env.pop(name, None)
         if loop_body and fnode.args.args:
             callee_frame.loops.append(fnode.args.args[0].arg)
+        kind = generator_kind(fnode, text)
+        if kind is not None:
+            callee_frame.yields = Yields(self.ctx.summarising, kind == "static")
         self.ctx.active.append(active)
         try:
             if isinstance(fnode, ast.Lambda):
@@ -199,7 +213,7 @@ class CallingInterpreter(ABC):
                 rets = callee_frame.returns
                 if falls:
                     rets = [*rets, Const(None)]
-                result = join_all(rets)
+                result = join_all(rets) if callee_frame.yields is None else _generated(callee_frame.yields)
             self.flush_created(callee_frame)
         finally:
             self.ctx.active.pop()
@@ -254,6 +268,14 @@ class CallingInterpreter(ABC):
             f = f.parent
         (f or frame).env[name] = new
         return Const(None)
+
+
+def _generated(yields: Yields) -> Any:
+    """What calling a generator function gives: the tuple of its items when they are
+    exact, else a sequence of their join (its body runs when it is called, not lazily)."""
+    if yields.exact:
+        return Seq(tuple(yields.values))
+    return SeqOf(join_all(yields.values))
 
 
 def _grown_list(base: Seq, method: str, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> Any:

@@ -52,7 +52,7 @@ class Interpreter(StatementInterpreter):
     def eval(self, node: ast.AST, frame: Frame) -> Any:
         self.ctx.tick()
         handler = _EXPRESSIONS.get(type(node).__name__)
-        # f-strings, await, yield, ...: values we do not model
+        # f-strings, await, ...: values we do not model
         return handler(self, node, frame) if handler is not None else UNKNOWN
 
     def _see(self, node: ast.AST, value: Any, frame: Frame) -> None:
@@ -232,6 +232,31 @@ class Interpreter(StatementInterpreter):
             return True
         return self._generate(node, gens[1:], inner, out) and None not in conds
 
+    def _yield(self, node: ast.Yield, frame: Frame) -> Any:
+        value = self.eval(node.value, frame) if node.value is not None else Const(None)
+        self._yielded((value,), True, frame)
+        return UNKNOWN  # what the consumer sends back
+
+    def _yield_from(self, node: ast.YieldFrom, frame: Frame) -> Any:
+        it = self.eval(node.value, frame)
+        if isinstance(it, Seq):
+            self._yielded(it.items, True, frame)
+        else:
+            self._yielded((element(it),), False, frame)
+        return UNKNOWN
+
+    def _yielded(self, values: tuple, exact: bool, frame: Frame) -> None:
+        """Record items a generator yields (a bounded number: past MAX_UNROLL, their join)."""
+        y = frame.yields
+        if y is None:
+            return
+        y.values.extend(values)
+        if not exact or self.ctx.summarising != y.summarising:
+            y.exact = False  # inside a loop run to a fixpoint: some number of these
+        if len(y.values) > MAX_UNROLL:
+            y.values[:] = [join_all(y.values)]
+            y.exact = False
+
     # ------------------------------------------------------------------ operators
     def _binop(self, node: ast.BinOp, frame: Frame) -> Any:
         return binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame))
@@ -320,5 +345,7 @@ _EXPRESSIONS: dict[str, Callable[[Interpreter, Any, Frame], Any]] = {
     "GeneratorExp": Interpreter._comprehension,
     "SetComp": Interpreter._comprehension,
     "DictComp": Interpreter._comprehension,
+    "Yield": Interpreter._yield,
+    "YieldFrom": Interpreter._yield_from,
     "Slice": Interpreter._slice,
 }
