@@ -274,6 +274,105 @@ def test_dict_comprehension_of_views_correct():
     assert found(_pair(DICTCOMP.format(v='views["v"].at[1]'))) == []
 
 
+# ---------------------------------------------------------------- iterators
+
+NEXT_GENEXP = """
+def kernel(x_hbm, o_hbm, *scratch_refs):
+    it = iter(scratch_refs)
+    a_sems, b_sems, cp_sem = (next(it) for _ in range(3))
+    copy(x_hbm, o_hbm, cp_sem)
+    copy(x_hbm, o_hbm, b_sems.at[1])
+    copy(x_hbm, o_hbm, {a})  # the first array
+"""
+
+
+def test_next_in_a_generator_expression_unpacked():
+    _one(_pair(NEXT_GENEXP.format(a="a_sems"), "[DMA((2,)), DMA((4,)), DMA]"), "# the first array", (2,))
+
+
+def test_next_in_a_generator_expression_unpacked_correct():
+    assert found(_pair(NEXT_GENEXP.format(a="a_sems.at[0]"), "[DMA((2,)), DMA((4,)), DMA]")) == []
+
+
+NEXT_SEQUENCE = """
+def kernel(x_hbm, o_hbm, *scratch_refs):
+    first = next(iter(scratch_refs))
+    it = iter(scratch_refs)
+    in_sems = next(it)
+    out_sem = next(it)
+    copy(x_hbm, o_hbm, out_sem)
+    copy(x_hbm, o_hbm, first.at[0])
+    copy(x_hbm, o_hbm, {in_sems})  # the input semaphores
+"""
+
+
+def test_next_calls_in_sequence():
+    _one(_pair(NEXT_SEQUENCE.format(in_sems="in_sems"), "[DMA((2,)), DMA]"), "# the input semaphores", (2,))
+
+
+def test_next_calls_in_sequence_correct():
+    assert found(_pair(NEXT_SEQUENCE.format(in_sems="in_sems.at[1]"), "[DMA((2,)), DMA]")) == []
+
+
+def test_next_after_an_iterator_went_through_a_helper_is_silent():
+    """The helper may have advanced the iterator: the next item is not known."""
+    body = """
+def _skip(it):
+    next(it)
+
+
+def kernel(x_hbm, o_hbm, *scratch_refs):
+    it = iter(scratch_refs)
+    _skip(it)
+    copy(x_hbm, o_hbm, next(it))
+"""
+    assert found(_pair(body, "[DMA((2,)), DMA]")) == []
+
+
+def test_next_in_one_branch_is_silent_after_the_merge():
+    body = """
+def kernel(x_hbm, o_hbm, *scratch_refs, skip=True):
+    it = iter(scratch_refs)
+    if skip:
+        next(it)
+    copy(x_hbm, o_hbm, next(it))
+
+
+def run(x):
+    return pl.pallas_call(functools.partial(kernel, skip=x.shape[0] > 1), out_shape=OUT,
+                          scratch_shapes=[DMA((2,)), DMA])(x)
+"""
+    assert found(HEAD + body) == []
+
+
+def test_next_advanced_in_a_closure():
+    body = """
+def kernel(x_hbm, o_hbm, *scratch_refs):
+    it = iter(scratch_refs)
+
+    def take():
+        return next(it)
+
+    single, pair = take(), take()
+    copy(x_hbm, o_hbm, single)
+    copy(x_hbm, o_hbm, {pair})  # the pair
+"""
+    _one(_pair(body.format(pair="pair"), "[DMA, DMA((2,))]"), "# the pair", (2,))
+    assert found(_pair(body.format(pair="pair.at[0]"), "[DMA, DMA((2,))]")) == []
+
+
+def test_zip_of_one_iterator_with_itself_pairs_neighbours_and_is_silent():
+    """`zip(it, it)` pairs items 0-1, 2-3, ...: not what zipping two tuples would give."""
+    body = """
+def kernel(x_hbm, o_hbm, *scratch_refs):
+    it = iter(scratch_refs)
+    for sems, sem in zip(it, it):
+        copy(x_hbm, o_hbm, sem)
+        copy(x_hbm, o_hbm, sems.at[0])
+"""
+    assert found(_pair(body, "[DMA((2,)), DMA, DMA((2,)), DMA]")) == []
+
+
 # ---------------------------------------------------------------- zip, enumerate
 
 ZIP_ENUMERATE = """

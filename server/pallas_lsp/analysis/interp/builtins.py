@@ -1,6 +1,6 @@
 """Python builtins and stdlib helpers the interpreter models, by canonical name:
 `functools.partial`, `range`, `enumerate`, `zip`, `len`, `tuple`/`list`/`dict`,
-`reversed`/`sorted`/`iter`, `namedtuple`/`NamedTuple`, `super`."""
+`reversed`/`sorted`, `iter`/`next`, `namedtuple`/`NamedTuple`, `super`."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from ..values import (
     UNKNOWN,
     ClassV,
     Const,
+    Iter,
     Mapping,
     Partial,
     Seq,
@@ -80,13 +81,48 @@ def _zip(ev: Evaluator, call: CallArgs) -> Any:
     if not call.args or call.has_star:
         return UNKNOWN
     vals = call.values()
-    if all(isinstance(v, Seq) for v in vals):
+    if all(isinstance(v, Seq) for v in vals) and not _shares_iterator(vals):
         return Seq(tuple(Seq(items) for items in zip(*(v.items for v in vals))))
     return SeqOf(Seq(tuple(element(v) for v in vals)))
 
 
+def _shares_iterator(values: list[Any]) -> bool:
+    """One iterator given twice (`zip(it, it)`): its items are taken in turns."""
+    iterators = [id(v) for v in values if isinstance(v, Iter)]
+    return len(set(iterators)) < len(iterators)
+
+
 def _iterate(ev: Evaluator, call: CallArgs) -> Any:
     return SeqOf(element(call.value(0)))
+
+
+def _iter(ev: Evaluator, call: CallArgs) -> Any:
+    v = call.value(0)
+    return Iter(v.items) if isinstance(v, Seq) and len(call.args) == 1 else SeqOf(element(v))
+
+
+def _next(ev: Evaluator, call: CallArgs) -> Any:
+    """`next(it)`: the first item an iterator over known items has left, and the name
+    holding the iterator moves on to the rest.  A call or a generator expression as the
+    argument is a fresh iterator (`next(iter(refs))`); anything else (an attribute, a
+    global) cannot be moved on, so its next item is unknown."""
+    first = call.positional(0)
+    v = first.value if first is not None else UNKNOWN
+    if isinstance(v, SeqOf):
+        return v.item
+    if not isinstance(v, Seq) or first is None:
+        return UNKNOWN
+    if not v.items:
+        return call.value(1)  # the default, if any: StopIteration otherwise
+    node = first.node
+    if isinstance(node, ast.Name):
+        holder = call.frame.holder(node.id)
+        if holder is None:
+            return UNKNOWN
+        holder.env[node.id] = Iter(v.items[1:])
+    elif not isinstance(node, (ast.Call, ast.GeneratorExp)):
+        return UNKNOWN
+    return v.items[0]
 
 
 def _len(ev: Evaluator, call: CallArgs) -> Any:
@@ -127,7 +163,8 @@ BUILTINS: dict[str, Builtin] = {
     "zip": _zip,
     "reversed": _iterate,
     "sorted": _iterate,
-    "iter": _iterate,
+    "iter": _iter,
+    "next": _next,
     "len": _len,
     "tuple": _sequence(False),
     "list": _sequence(True),

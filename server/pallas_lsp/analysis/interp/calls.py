@@ -22,6 +22,7 @@ from ..values import (
     Const,
     Func,
     Instance,
+    Iter,
     Mapping,
     Partial,
     SemType,
@@ -111,7 +112,10 @@ class CallingInterpreter(ABC):
         if evaluated is None:
             self.callbacks_unknown_call([], {}, frame)
             return UNKNOWN
-        return self.call(callee, evaluated[0], evaluated[1], node, frame)
+        result = self.call(callee, evaluated[0], evaluated[1], node, frame)
+        if not (isinstance(callee, Api) and callee.qname == "next"):
+            _forget_iterators([*evaluated[0], *evaluated[1].values()], frame)
+        return result
 
     # ------------------------------------------------------------------ dispatch
     def call(self, callee: Any, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None, frame: Frame,
@@ -263,11 +267,18 @@ class CallingInterpreter(ABC):
             if isinstance(owner, Instance):
                 owner.fields[name] = new
             return Const(None)
-        f: Frame | None = frame
-        while f is not None and name not in f.env:
-            f = f.parent
-        (f or frame).env[name] = new
+        (frame.holder(name) or frame).env[name] = new
         return Const(None)
+
+
+def _forget_iterators(args: list[ArgOrStar], frame: Frame) -> None:
+    """An iterator a call was given by name may have been advanced there: the name now
+    holds some of its items, in an unknown number."""
+    for a in args:
+        if isinstance(a, Arg) and isinstance(a.value, Iter) and isinstance(a.node, ast.Name):
+            holder = frame.holder(a.node.id)
+            if holder is not None:
+                holder.env[a.node.id] = SeqOf(join_all(a.value.items))
 
 
 def _generated(yields: Yields) -> Any:

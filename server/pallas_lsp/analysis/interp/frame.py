@@ -106,6 +106,13 @@ class Frame:
     def loc(self, node: ast.AST) -> Loc:
         return Loc(self.block, node, self.path)
 
+    def holder(self, name: str) -> Frame | None:
+        """The frame whose environment binds `name`: this one or an enclosing one."""
+        f: Frame | None = self
+        while f is not None and name not in f.env:
+            f = f.parent
+        return f
+
 
 @dataclass
 class Yields:
