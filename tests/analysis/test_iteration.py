@@ -369,11 +369,14 @@ def kernel(x_hbm, o_hbm, *scratch_refs):
     for sems, sem in zip(it, it):
         copy(x_hbm, o_hbm, sem)
         copy(x_hbm, o_hbm, sems.at[0])
+    pairs = iter(scratch_refs)
+    for sems, sem in map(lambda a, b: (a, b), pairs, pairs):
+        copy(x_hbm, o_hbm, sem)
 """
     assert found(_pair(body, "[DMA((2,)), DMA, DMA((2,)), DMA]")) == []
 
 
-# ---------------------------------------------------------------- zip, enumerate
+# ---------------------------------------------------------------- zip, enumerate, map
 
 ZIP_ENUMERATE = """
 def kernel(x_hbm, o_hbm, sems):
@@ -389,3 +392,70 @@ def test_zip_and_enumerate_over_a_comprehension_of_views():
 
 def test_zip_and_enumerate_over_a_comprehension_of_views_correct():
     assert found(_pair(ZIP_ENUMERATE.format(sem="sem.at[i]"))) == []
+
+
+MAP_LAMBDA = """
+def kernel(x_hbm, o_hbm, sems):
+    k_sems, v_sems = map(lambda r: sems.at[r], (K_ROW, V_ROW))
+    copy(x_hbm, o_hbm, k_sems.at[0])
+    for sem in list(map(lambda r: sems.at[r, 0], range(2))):
+        copy(x_hbm, o_hbm, sem)
+    copy(x_hbm, o_hbm, {v})  # the value semaphores
+"""
+
+
+def test_map_lambda_over_rows():
+    _one(_pair(MAP_LAMBDA.format(v="v_sems")), "# the value semaphores", (3,))
+
+
+def test_map_lambda_over_rows_correct():
+    assert found(_pair(MAP_LAMBDA.format(v="v_sems.at[0]"))) == []
+
+
+# ---------------------------------------------------------------- replacing fields
+
+REPLACE = """
+@dataclasses.dataclass(frozen=True)
+class Sems:
+    load: typing.Any
+    store: typing.Any
+
+
+def kernel(x_hbm, o_hbm, load_sems, store_sem):
+    s = Sems(load_sems.at[0], store_sem)
+    s = dataclasses.replace(s, load={load})
+    copy(x_hbm, o_hbm, s.store)
+    copy(x_hbm, o_hbm, s.load)  # the load
+"""
+
+
+def test_dataclasses_replace():
+    _one(_pair(REPLACE.format(load="load_sems"), "[DMA((2,)), DMA]"), "# the load", (2,))
+
+
+def test_dataclasses_replace_correct():
+    assert found(_pair(REPLACE.format(load="load_sems.at[1]"), "[DMA((2,)), DMA]")) == []
+
+
+NAMEDTUPLE_REPLACE = """
+class Sems(typing.NamedTuple):
+    load: typing.Any
+    store: typing.Any
+
+
+def kernel(x_hbm, o_hbm, load_sems, store_sem):
+    s = Sems(load_sems, store_sem)
+    s = s._replace(load={load})
+    copy(x_hbm, o_hbm, s.store)
+    copy(x_hbm, o_hbm, s.load)  # the load
+"""
+
+
+def test_namedtuple_replace():
+    _one(_pair(NAMEDTUPLE_REPLACE.format(load="load_sems.at[pl.ds(0, 2)]"), "[DMA((4,)), DMA]"),
+         "# the load", (2,))
+
+
+def test_namedtuple_replace_correct():
+    assert found(_pair(NAMEDTUPLE_REPLACE.format(load="load_sems.at[3]"), "[DMA((4,)), DMA]")) == []
+

@@ -28,6 +28,7 @@ from ..values import (
     Instance,
     Mapping,
     ModuleV,
+    Partial,
     Sem,
     Seq,
     SeqOf,
@@ -87,6 +88,8 @@ class Interpreter(StatementInterpreter):
                 if v.is_property and self._frame_hint is not None:
                     return self.call_function(v, [Arg(obj, None)], {}, None, self._frame_hint, helper=False)
                 return Bound(v, obj)
+            if v is None and attr == "_replace" and obj.cls.is_dataclass:  # a named tuple's
+                return Partial(Api("dataclasses.replace"), (Arg(obj, None),))
             return v if v is not None else UNKNOWN
         if isinstance(obj, ClassV):
             v = obj.lookup(attr)
