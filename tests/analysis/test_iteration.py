@@ -329,6 +329,45 @@ def kernel(x_hbm, o_hbm, *scratch_refs):
     assert found(_pair(body, "[DMA((2,)), DMA]")) == []
 
 
+
+def test_next_after_a_generator_went_through_a_helper_is_silent():
+    """Generators (functions and expressions) are iterators too: a helper may advance them."""
+    body = """
+def _skip(it):
+    next(it)
+
+
+def _gen(sems, sem):
+    yield sems
+    yield sem
+
+
+def kernel(x_hbm, o_hbm, sems, sem):
+    views = (s for s in (sems, sem))
+    _skip(views)
+    copy(x_hbm, o_hbm, next(views))
+    gen = _gen(sems, sem)
+    _skip(gen)
+    copy(x_hbm, o_hbm, next(gen))
+"""
+    assert found(_pair(body, "[DMA((2,)), DMA]")) == []
+
+
+def test_next_on_a_generator():
+    body = """
+def _gen(sems, sem):
+    yield sem
+    yield sems.at[1]
+
+
+def kernel(x_hbm, o_hbm, sems, sem):
+    gen = _gen(sems, sem)
+    copy(x_hbm, o_hbm, next(gen))
+    copy(x_hbm, o_hbm, {second})  # the second item
+"""
+    _one(_pair(body.format(second="next(gen)"), "[DMA((2, 3)), DMA]"), "# the second item", (3,))
+    assert found(_pair(body.format(second="next(gen).at[0]"), "[DMA((2, 3)), DMA]")) == []
+
 def test_next_in_one_branch_is_silent_after_the_merge():
     body = """
 def kernel(x_hbm, o_hbm, *scratch_refs, skip=True):

@@ -282,10 +282,10 @@ def _forget_iterators(args: list[ArgOrStar], frame: Frame) -> None:
 
 
 def _generated(yields: Yields) -> Any:
-    """What calling a generator function gives: the tuple of its items when they are
+    """What calling a generator function gives: an iterator over its items when they are
     exact, else a sequence of their join (its body runs when it is called, not lazily)."""
     if yields.exact:
-        return Seq(tuple(yields.values))
+        return Iter(tuple(yields.values))
     return SeqOf(join_all(yields.values))
 
 

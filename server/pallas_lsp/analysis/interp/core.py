@@ -26,6 +26,7 @@ from ..values import (
     Const,
     Func,
     Instance,
+    Iter,
     Mapping,
     ModuleV,
     Partial,
@@ -196,8 +197,10 @@ class Interpreter(StatementInterpreter):
             if exact and all(isinstance(k, Const) for k in keys):
                 return Mapping({k.value: v for k, v in out})
             return UNKNOWN
-        if exact and not isinstance(node, ast.SetComp):
-            return Seq(tuple(out), isinstance(node, ast.ListComp))
+        if exact and isinstance(node, ast.ListComp):
+            return Seq(tuple(out), True)
+        if exact and isinstance(node, ast.GeneratorExp):
+            return Iter(tuple(out))
         return SeqOf(join_all(out))
 
     def _generate(self, node: Comprehension, gens: list[ast.comprehension], inner: Frame, out: list[Any]) -> bool:
