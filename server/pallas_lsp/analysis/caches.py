@@ -50,11 +50,13 @@ class Caches:
         self.facts: BoundedMemo[tuple, Any] = BoundedMemo(20_000)
         self.canonical: BoundedMemo[str, str] = BoundedMemo(100_000)
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
+        self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
 
     def clear(self) -> None:
         for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical):
             memo.clear()
         self.nonlocals.clear()
+        self.generators.clear()
 
 
 CACHES = Caches()

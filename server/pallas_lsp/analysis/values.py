@@ -133,6 +133,12 @@ class Seq:
 
 
 @dataclass(frozen=True, eq=False)
+class Iter(Seq):
+    """An iterator over known items (`iter(refs)`): the items it has left.  `next(it)`
+    gives the first and rebinds `it` to the rest."""
+
+
+@dataclass(frozen=True, eq=False)
 class SeqTail:
     """A list whose length is unknown but whose last items are known (`[*xs, a, b]`):
     enough to bind scratch refs, which are always the last kernel parameters."""

@@ -1,6 +1,7 @@
 """Python builtins and stdlib helpers the interpreter models, by canonical name:
-`functools.partial`, `range`, `enumerate`, `zip`, `len`, `tuple`/`list`/`dict`,
-`reversed`/`sorted`/`iter`, `namedtuple`/`NamedTuple`, `super`."""
+`functools.partial`, `range`, `enumerate`, `zip`, `map`, `len`, `tuple`/`list`/`dict`,
+`reversed`/`sorted`, `iter`/`next`, `namedtuple`/`NamedTuple`, `dataclasses.replace`,
+`super`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from ..values import (
     UNKNOWN,
     ClassV,
     Const,
+    Instance,
+    Iter,
     Mapping,
     Partial,
     Seq,
@@ -20,7 +23,7 @@ from ..values import (
     SuperProxy,
     element,
 )
-from .frame import MAX_RANGE_UNROLL, Arg, CallArgs, Evaluator, Frame
+from .frame import MAX_RANGE_UNROLL, MAX_UNROLL, Arg, CallArgs, Evaluator, Frame
 
 Builtin = Callable[[Evaluator, CallArgs], Any]
 
@@ -80,13 +83,74 @@ def _zip(ev: Evaluator, call: CallArgs) -> Any:
     if not call.args or call.has_star:
         return UNKNOWN
     vals = call.values()
-    if all(isinstance(v, Seq) for v in vals):
+    if all(isinstance(v, Seq) for v in vals) and not _shares_iterator(vals):
         return Seq(tuple(Seq(items) for items in zip(*(v.items for v in vals))))
     return SeqOf(Seq(tuple(element(v) for v in vals)))
 
 
+def _map(ev: Evaluator, call: CallArgs) -> Any:
+    """`map(f, xs, ...)`: `f` called on the items of short tuples one by one, else once on
+    an abstract item."""
+    if len(call.args) < 2 or call.has_star:
+        ev.callbacks_unknown_call(call.args, call.kwargs, call.frame)
+        return UNKNOWN
+    func, *iterables = call.values()
+    if all(isinstance(v, Seq) for v in iterables) and not _shares_iterator(iterables):
+        n = min(len(v.items) for v in iterables)
+        if n <= MAX_UNROLL:
+            return Seq(tuple(ev.call(func, [Arg(v.items[i]) for v in iterables], {}, call.node, call.frame,
+                                     helper=False) for i in range(n)))
+    return SeqOf(ev.call(func, [Arg(element(v)) for v in iterables], {}, call.node, call.frame, helper=False))
+
+
+def _shares_iterator(values: list[Any]) -> bool:
+    """One iterator given twice (`zip(it, it)`): its items are taken in turns."""
+    iterators = [id(v) for v in values if isinstance(v, Iter)]
+    return len(set(iterators)) < len(iterators)
+
+
 def _iterate(ev: Evaluator, call: CallArgs) -> Any:
     return SeqOf(element(call.value(0)))
+
+
+def _iter(ev: Evaluator, call: CallArgs) -> Any:
+    v = call.value(0)
+    return Iter(v.items) if isinstance(v, Seq) and len(call.args) == 1 else SeqOf(element(v))
+
+
+def _next(ev: Evaluator, call: CallArgs) -> Any:
+    """`next(it)`: the first item an iterator over known items has left, and the name
+    holding the iterator moves on to the rest.  A call or a generator expression as the
+    argument is a fresh iterator (`next(iter(refs))`); anything else (an attribute, a
+    global) cannot be moved on, so its next item is unknown."""
+    first = call.positional(0)
+    v = first.value if first is not None else UNKNOWN
+    if isinstance(v, SeqOf):
+        return v.item
+    if not isinstance(v, Seq) or first is None:
+        return UNKNOWN
+    if not v.items:
+        return call.value(1)  # the default, if any: StopIteration otherwise
+    node = first.node
+    if isinstance(node, ast.Name):
+        holder = call.frame.holder(node.id)
+        if holder is None:
+            return UNKNOWN
+        holder.env[node.id] = Iter(v.items[1:])
+    elif not isinstance(node, (ast.Call, ast.GeneratorExp)):
+        return UNKNOWN
+    return v.items[0]
+
+
+def _replace(ev: Evaluator, call: CallArgs) -> Any:
+    """`dataclasses.replace(obj, field=...)` (and a named tuple's `obj._replace(...)`):
+    a copy of the object with those fields changed.  A class with its own `__init__` or a
+    `__post_init__` may compute fields from the new ones: unknown."""
+    obj = call.value(0)
+    if (not isinstance(obj, Instance) or not obj.cls.is_dataclass or len(call.args) != 1 or "**" in call.kwargs
+            or obj.cls.lookup("__init__") is not None or obj.cls.lookup("__post_init__") is not None):
+        return UNKNOWN
+    return Instance(obj.cls, {**obj.fields, **{k: a.value for k, a in call.kwargs.items()}})
 
 
 def _len(ev: Evaluator, call: CallArgs) -> Any:
@@ -127,7 +191,10 @@ BUILTINS: dict[str, Builtin] = {
     "zip": _zip,
     "reversed": _iterate,
     "sorted": _iterate,
-    "iter": _iterate,
+    "map": _map,
+    "iter": _iter,
+    "next": _next,
+    "dataclasses.replace": _replace,
     "len": _len,
     "tuple": _sequence(False),
     "list": _sequence(True),

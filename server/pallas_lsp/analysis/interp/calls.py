@@ -22,6 +22,7 @@ from ..values import (
     Const,
     Func,
     Instance,
+    Iter,
     Mapping,
     Partial,
     SemType,
@@ -45,9 +46,10 @@ from .frame import (
     Context,
     ForeignBudget,
     Frame,
+    Yields,
 )
 from .functions import resolve_lazy
-from .syntax import nonlocal_names
+from .syntax import generator_kind, nonlocal_names
 
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
 
@@ -113,7 +115,10 @@ class CallingInterpreter(ABC):
         if evaluated is None:
             self.callbacks_unknown_call([], {}, frame)
             return UNKNOWN
-        return self.call(callee, evaluated[0], evaluated[1], node, frame)
+        result = self.call(callee, evaluated[0], evaluated[1], node, frame)
+        if not (isinstance(callee, Api) and callee.qname == "next"):
+            _forget_iterators([*evaluated[0], *evaluated[1].values()], frame)
+        return result
 
     # ------------------------------------------------------------------ dispatch
     def call(self, callee: Any, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None, frame: Frame,
@@ -228,13 +233,17 @@ class CallingInterpreter(ABC):
         fnode = func.node
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
         callee_frame.scope = fnode
-        nonlocals = nonlocal_names(fnode, func.block.text if func.block is not None else None)
+        text = func.block.text if func.block is not None else None
+        nonlocals = nonlocal_names(fnode, text)
         if nonlocals:
             callee_frame.nonlocals = nonlocals
             for name in nonlocals:
                 env.pop(name, None)
         if loop_body and fnode.args.args:
             callee_frame.loops.append(fnode.args.args[0].arg)
+        kind = generator_kind(fnode, text)
+        if kind is not None:
+            callee_frame.yields = Yields(self.ctx.summarising, kind == "static")
         self.ctx.active.append(active)
         try:
             if isinstance(fnode, ast.Lambda):
@@ -244,7 +253,7 @@ class CallingInterpreter(ABC):
                 rets = callee_frame.returns
                 if falls:
                     rets = [*rets, Const(None)]
-                result = join_all(rets)
+                result = join_all(rets) if callee_frame.yields is None else _generated(callee_frame.yields)
             self.flush_created(callee_frame)
         finally:
             self.ctx.active.pop()
@@ -308,11 +317,26 @@ class CallingInterpreter(ABC):
             if isinstance(owner, Instance):
                 owner.fields[name] = new
             return Const(None)
-        f: Frame | None = frame
-        while f is not None and name not in f.env:
-            f = f.parent
-        (f or frame).env[name] = new
+        (frame.holder(name) or frame).env[name] = new
         return Const(None)
+
+
+def _forget_iterators(args: list[ArgOrStar], frame: Frame) -> None:
+    """An iterator a call was given by name may have been advanced there: the name now
+    holds some of its items, in an unknown number."""
+    for a in args:
+        if isinstance(a, Arg) and isinstance(a.value, Iter) and isinstance(a.node, ast.Name):
+            holder = frame.holder(a.node.id)
+            if holder is not None:
+                holder.env[a.node.id] = SeqOf(join_all(a.value.items))
+
+
+def _generated(yields: Yields) -> Any:
+    """What calling a generator function gives: an iterator over its items when they are
+    exact, else a sequence of their join (its body runs when it is called, not lazily)."""
+    if yields.exact:
+        return Iter(tuple(yields.values))
+    return SeqOf(join_all(yields.values))
 
 
 def _grown_list(base: Seq, method: str, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> Any:

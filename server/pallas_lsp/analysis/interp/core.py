@@ -26,8 +26,10 @@ from ..values import (
     Const,
     Func,
     Instance,
+    Iter,
     Mapping,
     ModuleV,
+    Partial,
     Sem,
     Seq,
     SeqOf,
@@ -37,9 +39,11 @@ from ..values import (
     join,
     join_all,
 )
-from .frame import Arg, Context, Frame, View
+from .frame import MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, View
 from .operators import binop, compare, truth
 from .statements import StatementInterpreter
+
+Comprehension = ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
 
 
 class Interpreter(StatementInterpreter):
@@ -50,7 +54,7 @@ class Interpreter(StatementInterpreter):
     def eval(self, node: ast.AST, frame: Frame) -> Any:
         self.ctx.tick()
         handler = _EXPRESSIONS.get(type(node))
-        # comprehensions of dicts, f-strings, await, yield, ...: values we do not model
+        # f-strings, await, ...: values we do not model
         return handler(self, node, frame) if handler is not None else UNKNOWN
 
     def _see(self, node: ast.AST, value: Any, frame: Frame) -> None:
@@ -87,6 +91,8 @@ class Interpreter(StatementInterpreter):
                 if v.is_property and self._frame_hint is not None:
                     return self.call_function(v, [Arg(obj, None)], {}, None, self._frame_hint, helper=False)
                 return Bound(v, obj)
+            if v is None and attr == "_replace" and obj.cls.is_dataclass:  # a named tuple's
+                return Partial(Api("dataclasses.replace"), (Arg(obj, None),))
             return v if v is not None else UNKNOWN
         if isinstance(obj, ClassV):
             v = obj.lookup(attr)
@@ -179,21 +185,85 @@ class Interpreter(StatementInterpreter):
             items[key.value] = self.eval(v, frame)
         return Mapping(items)
 
-    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp,
-                       frame: Frame) -> Any:
-        """`[f(x) for x in xs if c]`: the element is evaluated once, for an abstract item."""
+    def _comprehension(self, node: Comprehension, frame: Frame) -> Any:
+        """`[f(x) for x in xs if c]`: evaluated item by item where the iterables are short
+        static tuples (Python runs it so while JAX traces), else once for an abstract item."""
         inner = Frame({}, frame, frame.block, frame.func, frame.depth, frame.path)
         inner.stmt = frame.stmt
         inner.scope = node  # a comprehension is a scope of its own
-        for gen in node.generators:
-            self.assign(gen.target, element(self.eval(gen.iter, inner)), inner)
-            if isinstance(gen.target, ast.Name):
-                inner.loops.append(gen.target.id)
-            for cond in gen.ifs:
-                self.eval(cond, inner)
-        value = self.eval(node.value if isinstance(node, ast.DictComp) else node.elt, inner)
+        out: list[Any] = []
+        exact = self._generate(node, node.generators, inner, out)
         frame.created.extend(inner.created)
-        return UNKNOWN if isinstance(node, ast.DictComp) else SeqOf(value)
+        if isinstance(node, ast.DictComp):
+            keys = [k for k, _ in out]
+            if exact and all(isinstance(k, Const) for k in keys):
+                return Mapping({k.value: v for k, v in out})
+            return UNKNOWN
+        if exact and isinstance(node, ast.ListComp):
+            return Seq(tuple(out), True)
+        if exact and isinstance(node, ast.GeneratorExp):
+            return Iter(tuple(out))
+        return SeqOf(join_all(out))
+
+    def _generate(self, node: Comprehension, gens: list[ast.comprehension], inner: Frame, out: list[Any]) -> bool:
+        """Append the elements for the items of `gens` to `out`; True when `out` is exactly
+        the comprehension's items (every level unrolled, every condition static)."""
+        if not gens:
+            if isinstance(node, ast.DictComp):
+                out.append((self.eval(node.key, inner), self.eval(node.value, inner)))
+            else:
+                out.append(self.eval(node.elt, inner))
+            return True
+        gen = gens[0]
+        it = self.eval(gen.iter, inner)
+        if isinstance(gen.target, ast.Name) and gen.target.id not in inner.loops:
+            inner.loops.append(gen.target.id)
+        ctx = self.ctx
+        if not (isinstance(it, Seq) and len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING):
+            self._generate_item(node, gens, element(it), inner, out)
+            return False
+        ctx.unrolling += 1
+        try:
+            exact = True
+            for item in it.items:
+                exact = self._generate_item(node, gens, item, inner, out) and exact
+            return exact
+        finally:
+            ctx.unrolling -= 1
+
+    def _generate_item(self, node: Comprehension, gens: list[ast.comprehension], item: Any, inner: Frame,
+                       out: list[Any]) -> bool:
+        gen = gens[0]
+        self.assign(gen.target, item, inner)
+        conds = [truth(self.eval(c, inner)) for c in gen.ifs]
+        if False in conds:
+            return True
+        return self._generate(node, gens[1:], inner, out) and None not in conds
+
+    def _yield(self, node: ast.Yield, frame: Frame) -> Any:
+        value = self.eval(node.value, frame) if node.value is not None else Const(None)
+        self._yielded((value,), True, frame)
+        return UNKNOWN  # what the consumer sends back
+
+    def _yield_from(self, node: ast.YieldFrom, frame: Frame) -> Any:
+        it = self.eval(node.value, frame)
+        if isinstance(it, Seq):
+            self._yielded(it.items, True, frame)
+        else:
+            self._yielded((element(it),), False, frame)
+        return UNKNOWN
+
+    def _yielded(self, values: tuple, exact: bool, frame: Frame) -> None:
+        """Record items a generator yields (a bounded number: past MAX_UNROLL, their join)."""
+        y = frame.yields
+        if y is None:
+            return
+        y.values.extend(values)
+        if not exact or self.ctx.summarising != y.summarising:
+            y.exact = False  # inside a loop run to a fixpoint: some number of these
+        if len(y.values) > MAX_UNROLL:
+            y.values[:] = [join_all(y.values)]
+            y.exact = False
 
     # ------------------------------------------------------------------ operators
     def _binop(self, node: ast.BinOp, frame: Frame) -> Any:
@@ -283,5 +353,7 @@ _EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Frame], Any]] = {
     ast.GeneratorExp: Interpreter._comprehension,
     ast.SetComp: Interpreter._comprehension,
     ast.DictComp: Interpreter._comprehension,
+    ast.Yield: Interpreter._yield,
+    ast.YieldFrom: Interpreter._yield_from,
     ast.Slice: Interpreter._slice,
 }

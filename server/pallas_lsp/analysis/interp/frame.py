@@ -90,7 +90,7 @@ class Frame:
     """One activation: a function call, or a module block being executed."""
 
     __slots__ = ("block", "created", "depth", "env", "func", "loops", "module", "nonlocals", "parent", "path",
-                 "returns", "scope", "stmt")
+                 "returns", "scope", "stmt", "yields")
 
     def __init__(self, env: dict[str, Any], parent: Frame | None, block: Any, func: Any = None, depth: int = 0,
                  path: str | None = None, module: Any = None) -> None:
@@ -99,6 +99,7 @@ class Frame:
         self.block = block
         self.func = func
         self.returns: list[Any] = []
+        self.yields: Yields | None = None  # a generator function's activation: what it yields
         self.stmt: ast.AST | None = None
         self.depth = depth
         self.created: list[Any] = []   # Funcs defined here (run with unknown args if never called)
@@ -111,6 +112,24 @@ class Frame:
 
     def loc(self, node: ast.AST) -> Loc:
         return Loc(self.block, node, self.path)
+
+    def holder(self, name: str) -> Frame | None:
+        """The frame whose environment binds `name`: this one or an enclosing one."""
+        f: Frame | None = self
+        while f is not None and name not in f.env:
+            f = f.parent
+        return f
+
+
+@dataclass
+class Yields:
+    """What a generator function's activation yields, in order.  `exact`: the values are
+    every item, in order (straight-line and unrolled code only); otherwise they are samples
+    of the items, of an unknown number."""
+
+    summarising: int      # `Context.summarising` when the activation began
+    exact: bool
+    values: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -137,6 +156,7 @@ class Context:
     active: list[tuple] = field(default_factory=list)   # (function node, argument signature) on the stack
     memo: dict = field(default_factory=dict)            # top-level function calls already analysed
     unrolling: int = 0                   # nesting of unrolled loops
+    summarising: int = 0                 # nesting of loops run to a fixpoint (bodies run an unknown number of times)
     pending: list[Any] = field(default_factory=list)    # pallas_call-like callables never applied yet
     calls: list[Any] = field(default_factory=list)      # every pallas_call seen (contract records)
     rule_findings: list[Any] = field(default_factory=list)  # report.ContractFinding (PAL3xx)

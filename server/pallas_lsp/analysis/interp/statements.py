@@ -199,7 +199,11 @@ class StatementInterpreter(CallingInterpreter):
             frame.env = dict(state)
             if bind_target:
                 bind_target()
-            self.run_body(s.body, frame)
+            self.ctx.summarising += 1
+            try:
+                self.run_body(s.body, frame)
+            finally:
+                self.ctx.summarising -= 1
             new = join_envs([state, frame.env])
             if env_same(state, new) or not semaphores_changed(state, new):
                 # Only numbers / unknowns changed: the join already says all that matters.

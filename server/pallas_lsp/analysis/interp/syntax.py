@@ -36,6 +36,31 @@ def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[
 
 
 
+# Statements and expressions after which a generator may or may not yield what follows.
+_BRANCHING = (ast.If, ast.While, ast.Try, ast.Match, ast.Break, ast.Continue, ast.Return, ast.Raise, ast.IfExp,
+              ast.BoolOp, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+
+
+def generator_kind(fnode: Any, func_block_text: str | None = None) -> str | None:
+    """None for a plain function; for a generator (`yield` in its own scope), "static"
+    when its body has no branch, early exit or `while` (it yields the same items, in the
+    same order, each time its `for` loops are unrolled), else "dynamic"."""
+    memo = CACHES.generators
+    cached = memo.get(fnode)
+    if cached is None and func_block_text is not None and "yield" not in func_block_text:
+        cached = memo[fnode] = ""  # the common case, without walking the body
+    if cached is None:
+        yields = branches = False
+        stack = list(fnode.body) if not isinstance(fnode, ast.Lambda) else []
+        while stack:
+            n = stack.pop()
+            yields = yields or isinstance(n, (ast.Yield, ast.YieldFrom))
+            branches = branches or isinstance(n, _BRANCHING)
+            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.extend(ast.iter_child_nodes(n))
+        cached = memo[fnode] = ("dynamic" if branches else "static") if yields else ""
+    return cached or None
+
 
 
 def pattern_names(pattern: ast.pattern) -> list[str]:
