@@ -77,6 +77,7 @@ class KernelSignature:
     varargs: bool                      # `*refs`: any number more
     missing_keywords: tuple[str, ...]  # keyword-only parameters with no default nor value
     partial_bound: tuple[str, ...] = ()  # parameters `functools.partial` fills positionally
+    func: Any = None                     # the Func (its body, when a fix needs it)
 
     def overfilled(self, n: int) -> list[int]:
         """Indices of the refs (out of `n`) that no parameter takes."""
@@ -189,7 +190,7 @@ def kernel_signature(value: Any) -> KernelSignature | None:
     return KernelSignature(getattr(fnode, "name", "<lambda>"), fnode, Loc(value.block, fnode),
                            tuple(positional[bound_front:]), max(0, first_default - bound_front),
                            frozenset(bound_names), args.vararg is not None, missing,
-                           tuple(positional[:bound_front]))
+                           tuple(positional[:bound_front]), value)
 
 
 def layout_of(call: PallasCall) -> Layout:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from ..interp.functions import resolve_lazy
 from ..report import ContractSuggestion, Edit
 from ..values import Loc, SemType
 from .layout import KernelSignature, Ref, RefRole
@@ -103,7 +104,8 @@ def remove_parameters(sig: KernelSignature, missing: list[str]) -> tuple[Contrac
     if args.defaults or args.vararg or args.kwonlyargs or names[-len(missing):] != missing \
             or len(missing) >= len(names):
         return ()
-    used = {n.id for n in ast.walk(sig.node) if isinstance(n, ast.Name)}
+    body = sig.func.node if sig.func.node is not None else resolve_lazy(sig.func)   # the header alone has no body
+    used = {n.id for n in ast.walk(body) if isinstance(n, ast.Name)} if body is not None else set(missing)
     if used & set(missing):
         return ()   # the body uses them: something must be passed, not the parameter dropped
     keep_last, last = positional[-len(missing) - 1], positional[-1]
