@@ -60,3 +60,14 @@ async def test_go_to_definition_from_a_parameter_to_its_scratch_entry_and_back(c
     [back] = await client.text_document_definition_async(types.DefinitionParams(ident, decl))
     assert back.range.start.line == DEF_LINE
     assert back.range.start.character == FIXED.split("\n")[DEF_LINE].index("sems")
+
+
+async def test_the_preview_setting_adds_the_protocol_rules(client, tmp_path):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "protocol" / "pal302_bias_unwaited_bug.py").read_text()
+    await start(client, "vscode", init_options={"preview": True})
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, text)
+    found = await diagnostics(client, uri, 1)
+    assert [d.code for d in found] == ["PAL302"]

@@ -102,6 +102,7 @@ class Sem:
     decl: Loc | None
     sites: tuple = ()     # helper calls it went through, outermost first
     scalar_decl: tuple | None = None
+    element: tuple | None = ()   # the static indices that made this view (None: some dynamic)
 
     @property
     def scalar(self) -> bool:

@@ -110,7 +110,20 @@ def index_sem(ev: Evaluator, sem: Sem, slice_node: ast.expr, frame: Frame) -> An
     if new_dims is None:
         return UNKNOWN   # JAX rejects it; not this rule's business
     return Sem(sem.kind, new_dims, sem.decl, sem.sites,
-               sem.scalar_decl if not new_dims or new_dims == sem.dims else None)
+               sem.scalar_decl if not new_dims or new_dims == sem.dims else None, _element(sem, elts, parts, ev, frame))
+
+
+def _element(sem: Sem, elts: list[ast.expr], parts: list[IndexPart], ev: Evaluator, frame: Frame) -> tuple | None:
+    """The static integer indices of `sem.at[...]` appended to `sem`'s (None once one is
+    not a constant: the view could be any element)."""
+    if sem.element is None or len(parts) != len(elts):
+        return None
+    out = list(sem.element)
+    for e, part in zip(elts, parts):
+        if part.kind is not IndexKind.DROP or not isinstance(e, ast.Constant) or type(e.value) is not int:
+            return None
+        out.append(e.value)
+    return tuple(out)
 
 
 def view_dims(dims: tuple, parts: list[IndexPart]) -> tuple | None:

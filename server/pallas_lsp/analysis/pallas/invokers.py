@@ -4,9 +4,10 @@ allocates for its scratch types (`values.allocate`)."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..interp.envs import holds_sem
@@ -17,7 +18,9 @@ from ..values import (
     UNKNOWN,
     Api,
     Func,
+    Loc,
     Mapping,
+    Sem,
     SemType,
     Seq,
     SeqTail,
@@ -48,6 +51,18 @@ def grid_of(ctx: Context, record: PallasCall | None) -> Iterator[None]:
         yield
     finally:
         ctx.grids.pop()
+
+
+def _declared_where(refs: list[Arg], scratch: Loc | None) -> list[Arg]:
+    """Bare scratch types (`pltpu.SemaphoreType.DMA`) are declared by their entry of a
+    literal `scratch_shapes` list: where messages point, and what the protocol pairs by."""
+    node = scratch.node if scratch is not None else None
+    if scratch is None or not isinstance(node, (ast.List, ast.Tuple)) or len(node.elts) != len(refs) \
+            or any(isinstance(e, ast.Starred) for e in node.elts):
+        return refs
+    return [Arg(replace(a.value, decl=Loc(scratch.block, e, scratch.path)))
+            if isinstance(a.value, Sem) and a.value.decl is None else a
+            for a, e in zip(refs, node.elts)]
 
 
 def _declare_scratch(ctx: Context, refs: list) -> None:
@@ -148,6 +163,8 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     if operands is not None:
         record.operands = operands
     tail, kw = _scratch_refs(record.scratch)
+    if tail is not None:
+        tail = _declared_where(tail, record.arg_locs.get(record.invoker.scratch[0]) if record.invoker.scratch else None)
     outs = None if isinstance(record.scratch, SeqTail) else record.outs  # a scratch tail binds from the end
     if not any(holds_sem(a.value) for a in [*(tail or []), *kw.values(), *(operands or [])]) \
             and not any(holds_sem(v) for v in (outs or [])):

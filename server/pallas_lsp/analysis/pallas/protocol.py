@@ -30,9 +30,25 @@ class Event(Enum):
 
 @dataclass
 class SemLedger:
+    """Events on one declaration, per element: a static index path (`sems.at[1]` -> (1,))
+    or None for an element chosen at run time (it pairs with any)."""
+
     decl: Loc
     kind: str
-    events: dict[Event, list[Loc]] = field(default_factory=dict)
+    events: dict[tuple[Event, tuple | None], list[Loc]] = field(default_factory=dict)
+
+    def at(self, event: Event, element: tuple | None) -> list[Loc]:
+        return self.events.get((event, element), [])
+
+    def elements(self, event: Event) -> list[tuple | None]:
+        return [el for (ev, el) in self.events if ev is event]
+
+    def any(self, event: Event, element: tuple | None) -> bool:
+        """Whether `event` happens on `element` or on an element chosen at run time
+        (any element, when `element` is itself dynamic)."""
+        if element is None:
+            return bool(self.elements(event))
+        return bool(self.at(event, element) or self.at(event, None))
 
 
 @dataclass
@@ -57,7 +73,7 @@ class Protocol:
             return
         ledger = self.ledgers.get(id(value.decl.node)) if value.decl is not None else None
         if ledger is not None and at is not None:
-            ledger.events.setdefault(event, []).append(at)
+            ledger.events.setdefault((event, value.element), []).append(at)
 
     def escape(self, value: Any, depth: int = 0) -> None:
         """Semaphores (or descriptors holding them) given to code we do not model."""
@@ -85,26 +101,30 @@ class Protocol:
 
 
 def _judge(ledger: SemLedger, blind: set[Event]) -> list[ContractFinding]:
-    ev = ledger.events
-    starts, dma_waits = ev.get(Event.DMA_START, []), ev.get(Event.DMA_WAIT, [])
-    signals, waits = ev.get(Event.SIGNAL, []), ev.get(Event.WAIT, [])
     note = (ContractNote(ledger.decl, "the semaphore is declared here"),)
     out = []
-    if starts and not dma_waits and not waits and Event.DMA_WAIT not in blind:
-        out.append(ContractFinding(
-            "PAL302", starts[0],
-            "DMA started and never waited: no `.wait()` in the kernel waits on this semaphore, so the kernel "
-            "ends with a non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel "
-            "exit`) and may read the buffer before the copy lands. Wait on it (`copy.wait()`) before it is needed, "
-            "and before the kernel ends.", note))
-    if dma_waits and not starts and not signals and Event.DMA_START not in blind:
-        out.append(ContractFinding(
-            "PAL303", dma_waits[0],
-            "DMA waited but never started: no DMA in the kernel signals this semaphore, so this wait hangs. "
-            "Start the copy (`copy.start()`) before waiting on it.", note))
-    if signals and not waits and not dma_waits and Event.WAIT not in blind:
-        out.append(ContractFinding(
-            "PAL304", signals[0],
-            "`pl.semaphore_signal` without a matching `pl.semaphore_wait`: the kernel ends with a non-zero "
-            "semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`).", note))
+    waited = (Event.DMA_WAIT, Event.WAIT)
+    if Event.DMA_WAIT not in blind:
+        for element in ledger.elements(Event.DMA_START):
+            if not any(ledger.any(w, element) for w in waited):
+                out.append(ContractFinding("PAL302", ledger.at(Event.DMA_START, element)[0], _NEVER_WAITED, note))
+    if Event.DMA_START not in blind:
+        for element in ledger.elements(Event.DMA_WAIT):
+            if not ledger.any(Event.DMA_START, element) and not ledger.any(Event.SIGNAL, element):
+                out.append(ContractFinding("PAL303", ledger.at(Event.DMA_WAIT, element)[0], _NEVER_STARTED, note))
+    if Event.WAIT not in blind:
+        for element in ledger.elements(Event.SIGNAL):
+            if not any(ledger.any(w, element) for w in waited):
+                out.append(ContractFinding("PAL304", ledger.at(Event.SIGNAL, element)[0], _SIGNAL_NEVER_WAITED, note))
     return out
+
+
+_NEVER_WAITED = (
+    "DMA started and never waited: no `.wait()` in the kernel waits on this semaphore, so the kernel ends with a "
+    "non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`) and may read "
+    "the buffer before the copy lands. Wait on it (`copy.wait()`) before it is needed, and before the kernel ends.")
+_NEVER_STARTED = ("DMA waited but never started: no DMA in the kernel signals this semaphore, so this wait hangs. "
+                  "Start the copy (`copy.start()`) before waiting on it.")
+_SIGNAL_NEVER_WAITED = (
+    "`pl.semaphore_signal` without a matching `pl.semaphore_wait`: the kernel ends with a non-zero semaphore "
+    "(JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`).")
