@@ -536,7 +536,8 @@ def score(m: Mutant, baseline: set, rec: dict | None) -> None:
         r["verdict"], r["code"], jax_line = "unverified", None, None
     else:
         r["code"] = jax_code(rec, ast.parse(m.source))
-        r["jax"] = f"{rec.get('exc_type')}: {rec.get('message')}" if rec.get("status") == "error" else "ok"
+        message = re.sub(r"\S*/pallas-contract-mutants-[^/]+/m\d+/", "", str(rec.get("message")))
+        r["jax"] = f"{rec.get('exc_type')}: {message}" if rec.get("status") == "error" else "ok"
         jax_line = rec.get("line")
         r["verdict"] = ("accepted" if rec.get("status") == "ok" else
                         "rejected" if r["code"] else "other")
@@ -569,16 +570,87 @@ def evaluate(mutants: list[Mutant], with_jax: bool, jobs: int) -> dict:
                                        for p in paths], Path(tmp) / "controls")
             recs = run_verdicts(files + originals, jobs)
             controls = {p: recs.get(os.path.realpath(f), {"status": "none"}) for p, f in zip(paths, originals)}
-    jax_s = time.perf_counter() - t0
-    baselines = {p: contract_findings(p.read_text(), p) for p in {m.path for m in mutants}}
-    for m, f in zip(mutants, files or [None] * len(mutants)):
-        rec = recs.get(os.path.realpath(f), {"status": "none", "message": "no record"}) if f else None
-        if rec is not None and controls.get(m.path, {}).get("status") != "ok":
-            rec = {"status": "control", "message": "the unmutated module fails under JAX"}
-        score(m, baselines[m.path], rec)
-    return {"jax_s": jax_s, "analysis_s": time.perf_counter() - t0 - jax_s, "controls": controls,
+        jax_s = time.perf_counter() - t0
+        baselines = {p: contract_findings(p.read_text(), p) for p in paths}
+        for m, f in zip(mutants, files or [None] * len(mutants)):
+            rec = recs.get(os.path.realpath(f), {"status": "none", "message": "no record"}) if f else None
+            if rec is not None and controls.get(m.path, {}).get("status") != "ok":
+                rec = {"status": "control", "message": "the unmutated module fails under JAX"}
+            score(m, baselines[m.path], rec)
+        analysis_s = time.perf_counter() - t0 - jax_s
+        if with_jax:
+            confirm_followups(mutants, Path(tmp), jobs)
+            jax_s = time.perf_counter() - t0 - analysis_s
+    return {"jax_s": jax_s, "analysis_s": analysis_s, "controls": controls,
             "correct_false": {p: sorted(b) for p, b in baselines.items() if b}}
 
+
+
+# ----------------------------------------------------------------------------- grid follow-ups
+# JAX stops at the first error; a grid mutant breaks several rules (index maps first, then
+# program_id axes when tracing the body, then dimension_semantics when lowering).  The
+# analyzer's other findings on it are confirmed by JAX on the mutant repaired step by step.
+
+def _grid_rank_at(tree, line: int) -> int | None:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "grid" and isinstance(node.value, ast.Tuple) \
+                and node.value.lineno == line:
+            return len(node.value.elts)
+    return None
+
+
+def _refit(text: str, rank: int, added: bool) -> str:
+    """An index map wrapped to take the new grid's indices (then the prefetch refs, as before):
+    the added last axis is dropped, the dropped one passed as 0."""
+    args = f"*a[:{rank - 1}], *a[{rank}:]" if added else f"*a[:{rank}], 0, *a[{rank}:]"
+    return f"(lambda *a: ({text})({args}))"
+
+
+_JNP = '__import__("jax").numpy.int32'
+
+
+def repair_grid(m: Mutant, axes: bool) -> str | None:
+    """The grid mutant with its index maps fitted to the new grid and, with `axes`, its
+    `program_id` / `num_programs` calls beyond the grid replaced by constants."""
+    tree, ed = ast.parse(m.source), Editor(m.source)
+    rank = _grid_rank_at(tree, m.line)
+    if rank is None:
+        return None
+    want, edits = rank + n_prefetch(tree), []
+    for spec in block_specs(tree):
+        node = _arg(spec.call, 1, "index_map")
+        if spec.index_map is not None and not _accepts(spec.index_map.args, want):
+            edits.append((node, _refit(ed.text(node), rank, m.kind == "add-axis")))
+    for node in ast.walk(tree):
+        name = _call_name(node)
+        axis = _arg(node, 0, "axis") if name in ("program_id", "num_programs") else None
+        if axes and axis is not None and (_literal_int(axis) or 0) >= rank:
+            edits.append((node, f"{_JNP}({0 if name == 'program_id' else 1})"))
+    return ed.replace_all(edits)
+
+
+def confirm_followups(mutants: list[Mutant], tmp: Path, jobs: int) -> None:
+    """Grid mutants: a finding with another code than JAX's first error must be confirmed by
+    JAX on a repaired mutant (its next error has that code), else it is a false error (its
+    line is already one the mutation breaks by that rule: see `grid_sites`)."""
+    todo = [m for m in mutants if m.family == "grid-rank" and m.result["verdict"] == "rejected"
+            and any(c != m.result["code"] for _, c in m.result["findings"])]
+    variants = [(m, Mutant(m.family, "repaired", m.path, m.line, src, {}, m.entry))
+                for m in todo for src in {repair_grid(m, False), repair_grid(m, True)} if src]
+    (tmp / "followups").mkdir()
+    files = write_mutants([v for _, v in variants], tmp / "followups")
+    recs = run_verdicts(files, jobs) if files else {}
+    confirmed: dict[int, set] = {}
+    for (m, v), f in zip(variants, files):
+        rec = recs.get(os.path.realpath(f), {})
+        code = jax_code(rec, ast.parse(v.source))
+        confirmed.setdefault(id(m), set()).add(code)
+    for m in todo:
+        ok = confirmed.get(id(m), set())
+        m.result["followups"] = sorted(c for c in ok if c)
+        for line, c in m.result["findings"]:
+            if c != m.result["code"] and c not in ok and (line, c) not in m.result["false"]:
+                m.result["false"].append((line, c))
 
 
 # ----------------------------------------------------------------------------- report
@@ -619,6 +691,10 @@ def report(mutants: list[Mutant], info: dict, with_jax: bool) -> list[dict]:
     for r in rows:
         print(f"| {r['family']} | {r['mutants']} | {r['rejected']} | {r['flagged']} | {r['rate']:.1%} | "
               f"{r['same_code']} | {r['accepted']} | {r['other']} | {r['false']} |")
+    follow = [m for m in mutants if "followups" in m.result]
+    if follow:
+        print(f"grid mutants with more findings than JAX's first error: {len(follow)}; JAX on the repaired "
+              f"mutant confirms the other codes of {sum(not m.result['false'] for m in follow)}")
     for m in mutants:
         r = m.result
         if r["verdict"] in ("rejected", "unverified") and not r["flagged"]:

@@ -104,3 +104,24 @@ def test_a_finding_on_a_mutant_jax_accepts_is_a_false_error():
     m = next(m for m in _mutants() if m.kind == "lanes-100")
     cm.score(m, set(), {"status": "ok"})
     assert m.result["verdict"] == "accepted" and m.result["false"]
+
+
+def test_a_grid_mutant_is_repaired_for_jax_s_next_error():
+    src = textwrap.dedent("""\
+        def kernel(x_ref, o_ref):
+            o_ref[...] = x_ref[...] * pl.program_id(1)
+
+        def run(x):
+            return pl.pallas_call(
+                kernel, out_shape=S, grid=(4,),
+                in_specs=[pl.BlockSpec((8, 128), lambda i, j: (i, j))],
+                out_specs=pl.BlockSpec((8, 128), lambda i, j: (i, j)),
+            )(x)
+        """)
+    m = cm.Mutant("grid-rank", "drop-axis", Path("k.py"), 6, src, {})
+    maps_only = cm.repair_grid(m, axes=False).splitlines()
+    assert maps_only[6].strip() == \
+        "in_specs=[pl.BlockSpec((8, 128), (lambda *a: (lambda i, j: (i, j))(*a[:1], 0, *a[1:])))],"
+    assert "pl.program_id(1)" in maps_only[1]
+    both = cm.repair_grid(m, axes=True).splitlines()
+    assert both[1].strip() == 'o_ref[...] = x_ref[...] * __import__("jax").numpy.int32(0)'
