@@ -1,17 +1,19 @@
 """Contract mutation families (issue 10): mutate correct kernels, ask JAX, score the analyzer.
 
-    python benchmarks/contract_mutants.py [--jax] [--jobs 2] [--cap 150] [--strict] [--json OUT]
+    python benchmarks/contract_mutants.py [--jax] [--jobs 2] [--cap 400] [--strict] [--json OUT]
 
 Mutants are generated mechanically from the correct `pallas_call` kernels: the contract
 modules ``tests/contract/*_ok.py`` (checked by JAX with their ``jax_check()``, which
 lowers for TPU) and the correct semaphore corpus / examples whose `pallas_call`s have
 literal ``BlockSpec`` shapes (checked by their ``trace()`` / ``main()``, interpret mode:
-no TPU lowering, so the tiling mutations are left out there). Four families:
+no TPU lowering, so the tiling mutations are left out there). Specs and grids given to
+``emit_pipeline`` are not the `pallas_call` contract and are left alone. Four families:
 
 * ``kernel-params``: drop the kernel's last positional parameter / add ``extra_ref``.
   Right line: the kernel ``def`` (PAL101).
 * ``block-dims``: in a literal ``BlockSpec((.., a, b), ...)`` set ``b`` to 100 or
-  ``b - 1``, ``a`` to 4, or drop the leading dimension. Right line: the ``BlockSpec``
+  ``b - 1``, ``a`` to 4 (in every spec that writes that dim the same way, so the kernel
+  body still sees one block shape), or drop the leading dimension. Right line: the ``BlockSpec``
   (PAL201 / PAL202; PAL104 / PAL103 for the dropped dimension, PAL103 also on a named
   index map's ``def``).
 * ``grid-rank``: add an axis to a literal ``grid=(...)`` or drop its last one. Right
@@ -23,10 +25,15 @@ no TPU lowering, so the tiling mutations are left out there). Four families:
   a returned element (PAL103). Right line: the ``BlockSpec`` or the named map's ``def``.
 
 Scoring with ``--jax`` (JAX's verdict decides): a mutant JAX rejects with a contract
-error is *flagged* when the analyzer reports JAX's code on a right line; a mutant JAX
-accepts must get no contract finding (PAL1xx / PAL2xx) at all; on a rejected mutant, a
-contract finding on a line that is neither a right line nor JAX's is a false error.
-Without ``--jax`` every mutant is assumed rejected (a smoke run of the analyzer only).
+error is *flagged* when the analyzer reports on a right line an error the mutation causes
+there (grid mutants: JAX's own code; the table also counts JAX's own code for all); a
+mutant JAX accepts must get no contract finding (PAL1xx / PAL2xx) at all; on a rejected
+mutant, a contract finding on a line that is neither a right line nor JAX's is a false
+error, and a grid mutant's findings with another code than JAX's first error must be
+confirmed by JAX on the repaired mutant (``confirm_followups``). Mutants JAX rejects for
+another reason (the kernel body) are listed, not scored. Every family is capped at
+``--cap`` mutants (evenly spaced, so the same ones each run). Without ``--jax`` every
+mutant is assumed rejected (a smoke run of the analyzer only).
 """
 
 from __future__ import annotations
