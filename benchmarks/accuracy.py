@@ -13,8 +13,13 @@
 3. With ``--jax`` every mutant is also traced by JAX on CPU (``interpret=True``): the
    bench prints how many JAX rejects, and lists the ones it accepts, with why.
 
+4. The ``pallas_call`` contract families (``benchmarks/contract_mutants.py``: kernel
+   parameters, block dims, grid rank, index maps; rules PAL101-PAL107, PAL201, PAL202)
+   run afterwards, judged by JAX with ``--jax``; ``--no-contract`` skips them.
+
 ``--strict`` (CI) exits 1 when there is a false error or the catch rate is below 95%,
-or (with ``--jax``) when the analyzer's error/warning verdict disagrees with JAX.
+or (with ``--jax``) when the analyzer's error/warning verdict disagrees with JAX; the
+contract families fail it below 95% flagged or on any false error.
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracle"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import contract_mutants
 from oracle_lib import (
     CORPUS,
     EXAMPLES,
@@ -178,6 +185,8 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="JAX processes (default 2)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a goal is missed (CI)")
     ap.add_argument("--json", metavar="OUT", help="write every result as JSON")
+    ap.add_argument("--no-contract", action="store_true",
+                    help="skip the pallas_call contract families (benchmarks/contract_mutants.py)")
     args = ap.parse_args(argv)
     if args.jax and not jax_available():
         print("--jax needs JAX: pip install -e '.[oracle]'", file=sys.stderr)
@@ -246,10 +255,11 @@ def run(args, workspace, modules, tmp: Path) -> int:
                            rate, analysis_s)
     if args.json:
         write_json(args.json, modules, direct, indirect, false_errors, false_warnings, rate)
+    contract_failed = 0 if args.no_contract else contract_mutants.run(args.jax, args.jobs, strict=args.strict)
     if args.strict and (false_errors or rate < CATCH_GOAL or disagreements):
         print("FAIL (--strict)")
         return 1
-    return 0
+    return contract_failed
 
 
 def report(args, modules, direct, indirect, false_errors, false_warnings, rate, analysis_s):
