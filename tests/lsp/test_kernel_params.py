@@ -71,3 +71,13 @@ async def test_the_preview_setting_adds_the_protocol_rules(client, tmp_path):
     open_doc(client, uri, text)
     found = await diagnostics(client, uri, 1)
     assert [d.code for d in found] == ["PAL302"]
+
+
+async def test_hover_on_a_scratch_entry_names_the_parameter_it_feeds(client, tmp_path):
+    await start(client, "vscode")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, FIXED)
+    await diagnostics(client, uri, 1)
+    entry = await hover_at(client, uri, position_of(FIXED, "pltpu.SemaphoreType.DMA((2,))", 3))
+    assert entry is not None
+    assert f"scratch 2, DMA (2,): passed to the kernel parameter `sems` (line {DEF_LINE + 1})" in entry.contents.value

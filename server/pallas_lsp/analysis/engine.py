@@ -236,6 +236,14 @@ class ModuleAnalyzer:
                 return note
         return None
 
+    def binding_of_entry_at(self, line: int, col: int) -> ParamNote | None:
+        """The kernel parameter fed by the spec or scratch entry at (line, col)."""
+        for note in self.parameter_notes():
+            t = note.target
+            if t is not None and note.target_path is None and (t.line, t.col) <= (line, col) <= (t.end_line, t.end_col):
+                return note
+        return None
+
     def _external_valid(self, deps):
         ws = self.workspace
         return all(ws.version(name[1:]) == key for name, key in deps.items() if name.startswith("@"))

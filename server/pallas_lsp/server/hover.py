@@ -38,9 +38,13 @@ async def hover(store: DocumentStore, doc: Document, uri: str, pos: types.Positi
         return None
     loop = asyncio.get_running_loop()
     param = await loop.run_in_executor(store.executor, doc.analyzer.parameter_at, *where)
+    entry = None if param is not None else \
+        await loop.run_in_executor(store.executor, doc.analyzer.binding_of_entry_at, *where)
     if param is not None:
         text = param.detail + (f" (declared at line {param.target.line + 1})"
                                if param.target is not None and param.target_path is None else "")
+    elif entry is not None:
+        text = f"{entry.label}: passed to the kernel parameter `{entry.name}` (line {entry.span.line + 1})"
     else:
         info = await loop.run_in_executor(store.executor, doc.analyzer.semaphore_at, *where)
         if info is None:
