@@ -25,6 +25,7 @@ class ClientFeatures:
     preferred_actions: bool = False         # CodeAction.isPreferred
     configuration_request: bool = False     # workspace/configuration
     watched_files_registration: bool = False  # dynamic didChangeWatchedFiles registration
+    inlay_hint_refresh: bool = False        # workspace/inlayHint/refresh (after the setting changes)
 
 
 def _get(obj, *names):
@@ -57,4 +58,5 @@ def resolve(caps: types.ClientCapabilities | None) -> ClientFeatures:
         watched_files_registration=bool(
             _get(caps, "workspace", "did_change_watched_files", "dynamic_registration")
         ),
+        inlay_hint_refresh=bool(_get(caps, "workspace", "inlay_hint", "refresh_support")),
     )

@@ -332,8 +332,11 @@ async def did_change_configuration(ls: PallasLanguageServer,
         except Exception as e:  # noqa: BLE001 - any failure: keep the current settings
             log.warning("could not read the client configuration: %s", e)
             return
+    hints = ls.settings.inlay_hints
     ls.apply_settings(raw)
     ls.recheck_all()
+    if ls.settings.inlay_hints != hints and ls.features.inlay_hint_refresh:
+        ls.workspace_inlay_hint_refresh(None)   # the client asks for the hints again
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)

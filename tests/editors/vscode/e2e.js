@@ -273,6 +273,31 @@ async function setEnum(page, key, value) {
   await waitForSetting(page, key, value);
 }
 
+/** Turns the checkbox setting `key` on or off in the Settings editor. */
+async function setCheckbox(page, key, value) {
+  const box = (await findSetting(page, key)).locator(".setting-value-checkbox").first();
+  if (((await box.getAttribute("aria-checked")) === "true") !== value) await box.click();
+  // VS Code removes a setting put back to its default (false) from settings.json
+  const deadline = Date.now() + 10000;
+  while ((readSettings()[key] ?? false) !== value && Date.now() < deadline) await page.waitForTimeout(100);
+  if ((readSettings()[key] ?? false) !== value) throw new Error(`settings.json does not hold ${key} = ${value}`);
+  log(`${key} set to ${value} in the Settings editor`);
+}
+
+async function scenarioInlayHints(page) {
+  // off by default; on, each kernel parameter shows what pallas_call binds to it
+  await setCheckbox(page, "pallas.inlayHints", true);
+  await page.keyboard.press("Control+W");
+  await openFile(page, "kernel_index.py");
+  const hinted = page.locator(".part.editor .monaco-editor .view-line", { hasText: "x_hbm: input 1" }).first();
+  await hinted.waitFor({ timeout: 30000 });
+  log("inlay hints:", flat(await hinted.innerText()));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SHOTS}/vscode-inlay-hints.png` });
+  await setCheckbox(page, "pallas.inlayHints", false);
+  await page.keyboard.press("Control+W");
+}
+
 /** The text of the extension's "Pallas" output channel logs. */
 function pallasLogs() {
   const find = (dir) =>
@@ -406,6 +431,7 @@ async function scenarioUntrusted(page) {
     ["assertion guard", scenarioGuardFix],
     ["notebook", scenarioNotebook],
     ["status and restart", scenarioStatusAndRestart],
+    ["inlay hints", scenarioInlayHints],
     ["installed library", scenarioLibrary],
     ["untrusted", scenarioUntrusted],
   ];
