@@ -534,7 +534,7 @@ def test_statistics_quiet_silent_and_output_file(tmp_path):
     r = run_cli("check", "--statistics", ".", cwd=tmp_path)
     assert r.returncode == 1
     assert r.stdout == ("2  PAL001  [*] dma-nonscalar-semaphore\n"
-                        "1  PAL003  [*] wait-read-nonscalar-semaphore\n")
+                        "1  PAL003      wait-read-nonscalar-semaphore\n")
     r = run_cli("check", "--statistics", "--output-format", "json", ".", cwd=tmp_path)
     assert json.loads(r.stdout)[0] == {"code": "PAL001", "name": "dma-nonscalar-semaphore",
                                        "count": 2, "fixable": True}
