@@ -9,7 +9,7 @@ is certain:
 * the same call's other `.at[...]` agree on one slot (`make_async_copy(src.at[slot],
   dst.at[slot], sems)`: `slot`), and at a helper call no other argument looks like a slot;
 * the enclosing loop variable, when every other `.at[...]` of the array in the function
-  uses exactly that index.
+  uses exactly that index (and nothing in the call says otherwise).
 
 Otherwise the fix is a *choice* among the plausible indices, most plausible first: the
 same call's other indices, the helper call's slot-like arguments (`_fetch(..., sems,
@@ -88,7 +88,7 @@ def _certain(rank: int, sibling: list[Index], neighbours: list[str], helper_args
         return sibling[0]
     if rank == 1 and len(neighbours) == 1 and set(helper_args) <= set(neighbours):
         return (neighbours[0],)
-    if loop and uses and len(set(uses)) == 1:
+    if loop and uses and len(set(uses)) == 1 and set(neighbours) | set(helper_args) <= {loop}:
         (use,) = set(uses)
         if loop in use and all(e == loop or e.isdigit() for e in use):
             return use
