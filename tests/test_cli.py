@@ -686,7 +686,7 @@ def test_a_choice_is_applied_only_with_unsafe_fixes(tmp_path, monkeypatch, capsy
     assert main(["check", "--fix", "k.py"]) == 1
     out = capsys.readouterr().out
     assert path.read_text() == CHOICE_BUG
-    assert "not certain: `sems.at[1 - slot]`, `sems.at[slot]` or `sems.at[0]`" in out
+    assert "not certain: `sems.at[1 - slot]`, `sems.at[slot]`, `sems.at[0]` or `sems.at[1]`" in out
     assert "(1 more fix available with `--unsafe-fixes`.)" in out and "[*]" not in out
     assert main(["check", "--show-fixes", "k.py"]) == 1
     assert capsys.readouterr().out.endswith("No fixes available.\n")

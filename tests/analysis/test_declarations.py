@@ -100,7 +100,7 @@ def test_message_related_and_fix_for_a_scratch_declaration():
     assert f.message == (
         "Cannot signal on a non-()-shaped semaphore: (2,) — `sem` is a DMA semaphore array "
         f"of shape (2,) (declared at line {decl_line}); pass one semaphore; which index is right is not "
-        "certain: `sem.at[0]`."
+        "certain: `sem.at[0]` or `sem.at[1]`."
     )
     (rel,) = f.related
     assert rel.path is None
@@ -108,6 +108,7 @@ def test_message_related_and_fix_for_a_scratch_declaration():
     assert text_at(src, rel.span) == "pltpu.SemaphoreType.DMA((2,))"
     fix = f.fix
     assert fix.sem_text == "sem" and fix.index == ("0",) and not fix.safe
+    assert fix.alternatives == (("1",),)
     assert fix.guard_line + 1 == line_of(src, "(x_hbm, buf, sem)")
     assert fix.guard_indent == "    " and fix.guard_target == "sem"
     assert fix.scalar_decl is None

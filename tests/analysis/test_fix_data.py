@@ -70,7 +70,7 @@ def test_index_is_the_slot_of_the_neighbouring_buffer():
 
 def test_index_in_a_loop_body_is_the_loop_variable_first_among_choices():
     f = by_marker()["B"]
-    assert (f.fix.index, f.fix.safe, f.fix.alternatives) == (("i",), False, (("0",),))
+    assert (f.fix.index, f.fix.safe, f.fix.alternatives) == (("i",), False, (("0",), ("1",)))
     assert f.fix.guard_indent == "        "
 
 
@@ -83,7 +83,8 @@ def test_partly_indexed_view_gets_the_missing_index_as_a_choice():
     f = by_marker()["D"]
     assert (f.fix.sem_text, f.fix.index, f.shape) == ("sems2d.at[slot]", ("0",), (3,))
     assert not f.fix.safe
-    assert f.message.endswith("which index is right is not certain: `sems2d.at[slot, 0]`.")
+    assert f.message.endswith("which index is right is not certain: `sems2d.at[slot, 0]`, "
+                              "`sems2d.at[slot, 1]` or `sems2d.at[slot, 2]`.")
 
 
 def test_helper_call_site():
@@ -154,8 +155,9 @@ def run(x):
     remote, comp = analyze(src)
     assert (remote.span.line + 1, remote.fix.sem_text, remote.fix.index, remote.fix.safe) == (
         line_of(src, "send_sems.at[slot], recv_sems"), "recv_sems", ("slot",), True)
+    # only the source is indexed (a page or a step as often as a slot): a choice
     assert (comp.span.line + 1, comp.fix.sem_text, comp.fix.index, comp.fix.safe) == (
-        line_of(src, "for k in range(2)]"), "send_sems", ("k",), True)
+        line_of(src, "for k in range(2)]"), "send_sems", ("k",), False)
 
 
 # --------------------------------------------------------------------------------------
@@ -237,10 +239,10 @@ def test_paged_gather_through_a_helper_is_a_choice_led_by_the_helpers_slot():
     (f,) = analyze(PAGED)
     assert f.span.line + 1 == line_of(PAGED, "pt_ref[i + 1], 1 - slot)")
     assert not f.fix.safe
-    assert _choices(f) == [("1 - slot",), ("slot",), ("0",)]
+    assert _choices(f) == [("1 - slot",), ("slot",), ("0",), ("1",)]
     assert "e.g." not in f.message
     assert f.message.endswith("which index is right is not certain: `copy_sems.at[1 - slot]`, "
-                              "`copy_sems.at[slot]` or `copy_sems.at[0]`.")
+                              "`copy_sems.at[slot]`, `copy_sems.at[0]` or `copy_sems.at[1]`.")
 
 
 def test_bidirectional_ring_gets_choices_holding_the_right_index():
@@ -274,6 +276,19 @@ def run(x):
 """
     (f,) = analyze(src)
     assert not f.fix.safe and _choices(f)[:2] == [("slot",), ("1 - slot",)]
+
+
+def test_a_source_indexed_alone_is_a_choice():
+    src = HEAD + """
+def kernel(x_hbm, o_ref, buf, sems):
+    for k in range(1, 3):
+        pltpu.make_async_copy(x_hbm.at[k], buf, sems).start()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), DMA((2,))])(x)
+"""
+    (f,) = analyze(src)
+    assert not f.fix.safe and _choices(f) == [("k",), ("0",), ("1",)]
 
 
 def test_buffers_indexed_differently_in_the_call_are_a_choice():
@@ -316,7 +331,7 @@ def test_the_loop_variable_is_a_choice_when_another_use_indexes_differently():
                        "    pltpu.make_async_copy(x_hbm, buf, sems.at[0]).start()\n"
                        "    lax.fori_loop(0, 2, body, 0)")
     (f,) = analyze(src)
-    assert not f.fix.safe and _choices(f) == [("i",), ("0",)]
+    assert not f.fix.safe and _choices(f) == [("i",), ("0",), ("1",)]
 
 
 def test_a_shape_one_array_is_safe_whatever_the_call_says():

@@ -132,6 +132,7 @@ async def test_an_uncertain_index_is_offered_as_choices_and_fix_all_skips_it(cli
         "Pallas (PAL001): Index the semaphore (choice): `copy_sems.at[1 - slot]`",
         "Pallas (PAL001): Index the semaphore (choice): `copy_sems.at[slot]`",
         "Pallas (PAL001): Index the semaphore (choice): `copy_sems.at[0]`",
+        "Pallas (PAL001): Index the semaphore (choice): `copy_sems.at[1]`",
     ]
     assert not any(a.is_preferred for a in listed)
     assert any("assert" in t.lower() for t in titles) and any("noqa" in t for t in titles)

@@ -5,16 +5,19 @@ hangs.  So the fix is *safe* (applied by `check --fix` and fix-all) only when th
 is certain:
 
 * the array has one semaphore per missing dimension (`(1,)`): `.at[0]`;
-* a remote copy whose other semaphore argument is fully indexed: the same index;
-* the same call's other `.at[...]` agree on one slot (`make_async_copy(src.at[slot],
-  dst.at[slot], sems)`: `slot`), and at a helper call no other argument looks like a slot;
+* a remote copy whose other semaphore argument (another array) is fully indexed: the
+  same index;
+* the same call's other `.at[...]` agree on one slot, the DMA's destination's
+  (`make_async_copy(src.at[slot], dst.at[slot], sems)`: `slot`); at a helper call, the
+  other `.at[...]` agree and no other argument looks like a slot;
+  (these two only when the array's other `.at[...]` in the function, if any, include it;)
 * the enclosing loop variable, when every other `.at[...]` of the array in the function
   uses exactly that index (and nothing in the call says otherwise).
 
 Otherwise the fix is a *choice* among the plausible indices, most plausible first: the
 same call's other indices, the helper call's slot-like arguments (`_fetch(..., sems,
 page, 1 - slot)`: `1 - slot`), the indices the array gets elsewhere in the function
-(nearest first), the loop variable, `0`.
+(nearest first), the loop variable, `0`, the other slots of a short array.
 """
 
 from __future__ import annotations
@@ -69,7 +72,8 @@ def suggest_index(raw: Any, rank: int) -> IndexSuggestion:
     uses = _other_uses(raw, rank, existing)
     loop = raw.context.loop_var
     if not existing:
-        certain = _certain(rank, sibling, neighbours, helper_args, uses, loop)
+        by_dst = raw.via is not None or _dst_slot(raw, neighbours)
+        certain = _certain(rank, sibling, neighbours, by_dst, helper_args, uses, loop)
         if certain is not None:
             return IndexSuggestion(certain, True)
     pad = ("0",) * (rank - 1)
@@ -78,16 +82,19 @@ def suggest_index(raw: Any, rank: int) -> IndexSuggestion:
     if loop and loop not in existing:
         found.append((loop, *pad))
     found.append(("0",) * rank)
+    if rank == 1 and isinstance(raw.sem.dims[0], int):   # the other slots of a short array
+        found += [(str(k),) for k in range(1, min(raw.sem.dims[0], MAX_CHOICES))]
     choices = list(dict.fromkeys(found))[:MAX_CHOICES]
     return IndexSuggestion(choices[0], False, tuple(choices[1:]))
 
 
-def _certain(rank: int, sibling: list[Index], neighbours: list[str], helper_args: list[str],
-             uses: list[Index], loop: str | None) -> Index | None:
-    if sibling:
+def _certain(rank: int, sibling: list[Index], neighbours: list[str], by_dst: bool,
+             helper_args: list[str], uses: list[Index], loop: str | None) -> Index | None:
+    if sibling and (not uses or sibling[0] in uses):
         return sibling[0]
-    if rank == 1 and len(neighbours) == 1 and set(helper_args) <= set(neighbours):
-        return (neighbours[0],)
+    slot = (neighbours[0],) if len(neighbours) == 1 else None
+    if rank == 1 and slot and set(helper_args) <= set(neighbours) and by_dst and (not uses or slot in uses):
+        return slot
     if loop and uses and len(set(uses)) == 1 and set(neighbours) | set(helper_args) <= {loop}:
         (use,) = set(uses)
         if loop in use and all(e == loop or e.isdigit() for e in use):
@@ -126,8 +133,9 @@ def _sibling_index(raw: Any, at_node: ast.expr, rank: int) -> list[Index]:
     sems = [a for i, a in enumerate(call.args) if i in positions]
     sems += [k.value for k in call.keywords if k.arg in _REMOTE_SEM_POSITIONS]
     out = []
-    for a in sems:
-        if a is not at_node and is_at(a):
+    text = raw.at.block.segment(at_node)
+    for a in sems:   # another array: the same one needs another index
+        if a is not at_node and is_at(a) and raw.call.block.segment(at_base(a)) != text:
             index = _full_index(a, raw.call.block.segment, frozenset())
             if index is not None and len(index) == rank:
                 out.append(index)
@@ -164,6 +172,17 @@ def _neighbour_slots(raw: Any, at_node: ast.expr, existing: set[str]) -> list[st
         if text not in existing and "\n" not in text and text not in out:
             out.append(text)
     return out
+
+
+def _dst_slot(raw: Any, neighbours: list[str]) -> bool:
+    """Whether a DMA's destination (`dst_ref`) is indexed with the call's only slot: an
+    index on the source alone is often a page or a step, not the buffer's slot."""
+    if len(neighbours) != 1:   # (the call's other `.at[...]` made the neighbours: a call)
+        return False
+    call = raw.call.node
+    dst = next((k.value for k in call.keywords if k.arg == "dst_ref"),
+               call.args[1] if len(call.args) > 2 else None)
+    return is_at(dst) and raw.call.block.segment(index_elts(dst)[0]) == neighbours[0]
 
 
 _SLOT_NAME = re.compile(r"slot|idx|index|^[ijk]$", re.IGNORECASE)
