@@ -210,14 +210,13 @@ def run_safe_fixes(rows, tmp: Path, jobs: int) -> None:
         if key not in files:
             d = tmp / f"s{len(files):04d}"
             d.mkdir()
-            files[key] = write_mutant(dataclasses.replace(
-                m, source=source.replace("interpret=True", TPU_EAGER)), d)[0]
+            files[key] = write_mutant(dataclasses.replace(m, source=_eager(source)), d)[0]
         return files[key]
 
     runs = []
     for r in rows:
         m = r["mutant"]
-        if "interpret=True" not in m.source or "make_jaxpr" in m.source:
+        if _eager(m.source) == m.source:
             r["fix_run"] = "not run"
             continue
         runs.append((r, file_for(m, r["fixed"]), file_for(m, m.path.read_text())))
@@ -225,6 +224,17 @@ def run_safe_fixes(rows, tmp: Path, jobs: int) -> None:
     for r, fixed, control in runs:
         got, ok = (_run_verdict(recs.get(os.path.realpath(f))) for f in (fixed, control))
         r["fix_run"] = got if ok == "clean" else "control fails"
+
+
+def _eager(source: str) -> str:
+    """The module run under the TPU interpreter with eager DMAs (unchanged: it cannot be,
+    it only traces)."""
+    if "make_jaxpr" in source:
+        return source
+    if "interpret=True" in source:
+        return source.replace("interpret=True", TPU_EAGER)
+    return source.replace("pltpu.InterpretParams()",
+                          'pltpu.InterpretParams(dma_execution_mode="eager")')
 
 
 def _run_verdict(rec) -> str:

@@ -93,3 +93,11 @@ def test_the_tpu_interpreter_run_sees_a_dma_never_waited(tmp_path):
     verdicts = [accuracy._run_verdict(recs.get(os.path.realpath(p))) for p in (leaky, waited)]
     assert verdicts[0].startswith("leaves a semaphore signalled: Semaphore ")
     assert verdicts[1] == "clean"
+
+
+def test_modules_run_with_eager_dmas_unless_they_only_trace():
+    assert accuracy._eager("f(interpret=True)") == f"f({accuracy.TPU_EAGER})"
+    assert accuracy._eager("g(v, pltpu.InterpretParams())") == (
+        'g(v, pltpu.InterpretParams(dma_execution_mode="eager"))')
+    only_traced = "f(interpret=True)\njax.make_jaxpr(f)(x)"
+    assert accuracy._eager(only_traced) == only_traced

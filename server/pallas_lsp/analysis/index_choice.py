@@ -90,6 +90,7 @@ def suggest_index(raw: Any, rank: int) -> IndexSuggestion:
 
 def _certain(rank: int, sibling: list[Index], neighbours: list[str], by_dst: bool,
              helper_args: list[str], uses: list[Index], loop: str | None) -> Index | None:
+    """The index when it is certain (the rules of the module's docstring), else None."""
     if sibling and (not uses or sibling[0] in uses):
         return sibling[0]
     slot = (neighbours[0],) if len(neighbours) == 1 else None
