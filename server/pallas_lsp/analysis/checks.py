@@ -24,7 +24,6 @@ class CallContext:
 
     slice_names: frozenset = frozenset()   # names in the call's `.at[...]`s bound to slices
     loop_var: str | None = None            # the innermost loop variable around the call
-    scope: object = None                   # the Python scope (def / comprehension)
 
 
 @dataclass(frozen=True)
@@ -84,7 +83,7 @@ class RawFinding:
 
 def call_context(call_loc: Loc | None, frame: Any) -> CallContext:
     """The context of a call at the current point of `frame`."""
-    return CallContext(_slice_names(call_loc, frame), _loop_var(frame), frame.scope)
+    return CallContext(_slice_names(call_loc, frame), _loop_var(frame))
 
 
 def check_semaphore(ctx: Any, use: SemUse, frame: Any) -> None:
