@@ -13,13 +13,20 @@
 3. With ``--jax`` every mutant is also traced by JAX on CPU (``interpret=True``): the
    bench prints how many JAX rejects, and lists the ones it accepts, with why.
 
-4. The ``pallas_call`` contract families (``benchmarks/contract_mutants.py``: kernel
+4. The index fixes: how many are safe (``check --fix`` applies them) and how many are
+   choices only; whether the safe ones restore the original code and whether the
+   choices offer the original index.  With ``--jax`` every module a safe fix rewrites
+   is run under the TPU interpreter (``pltpu.InterpretParams(dma_execution_mode=
+   "eager")``) and must run clean: no exception, no ``Semaphore ... has non-zero count
+   ... at kernel exit`` line, no hang.
+5. The ``pallas_call`` contract families (``benchmarks/contract_mutants.py``: kernel
    parameters, block dims, grid rank, index maps; rules PAL101-PAL107, PAL201, PAL202)
    run afterwards, judged by JAX with ``--jax``; ``--no-contract`` skips them.
 
 ``--strict`` (CI) exits 1 when there is a false error or the catch rate is below 95%,
-or (with ``--jax``) when the analyzer's error/warning verdict disagrees with JAX; the
-contract families fail it below 95% flagged or on any false error.
+or (with ``--jax``) when the analyzer's error/warning verdict disagrees with JAX or a
+safe fix does not run clean; the contract families fail it below 95% flagged or on any
+false error.
 """
 
 from __future__ import annotations
@@ -123,10 +130,22 @@ def check_direct(m, baseline, workspace) -> dict:
     found = here or via
     best = next((f for f in found if f.severity == "error"), found[0] if found else None)
     row = {"mutant": m, "finding": best, "via_call_site": not here and bool(via)}
-    if best is not None and best.fix is not None and best.fix.index:
-        # The quick fix a user would apply (`check --fix`): does it restore the code?
+    fix = best.fix if best is not None else None
+    if fix is not None and fix.index and fix.safe:
+        # The safe fix `check --fix` applies: does it restore the code?
         row["fixed"] = apply_index_fixes(m.path, m.source, workspace)
+    elif fix is not None and fix.index:
+        from pallas_lsp.analysis.pallas.indexing import indexed_text
+
+        choices = [indexed_text(fix.sem_text, i) for i in (fix.index, *fix.alternatives)]
+        row["choices"] = choices
+        if here and fix.sem_text == m.replacement:   # comparable with the stripped text
+            row["offered"] = _bare(m.original) in [_bare(c) for c in choices]
     return row
+
+
+def _bare(text: str) -> str:
+    return "".join(text.split())
 
 
 def check_indirect(m, tmp: Path) -> dict:
@@ -177,6 +196,63 @@ def run_on_tpu_interpreter(rows, tmp: Path, jobs: int) -> None:
         got = recs.get(os.path.realpath(mutant_file), {"status": "error"})
         ok = recs.get(os.path.realpath(control), {"status": "error"})["status"] == "ok"
         r["tpu"] = "fails" if ok and got["status"] != "ok" else "runs" if ok else "no control"
+
+
+TPU_EAGER = ('interpret=__import__("jax.experimental.pallas.tpu", fromlist=["_"])'
+             '.InterpretParams(dma_execution_mode="eager")')
+FIX_RUN_TIMEOUT = 60   # seconds: a kernel waiting on a semaphore nobody signals never ends
+
+
+def run_safe_fixes(rows, tmp: Path, jobs: int) -> None:
+    """Run every module fixed by a safe index fix under the TPU interpreter, DMAs eager
+    (a DMA never waited then shows), with its original module as the control:
+    `r["fix_run"]` is "clean" (no exception, no semaphore left signalled at kernel exit,
+    no hang), what went wrong, "control fails" (the original does not run clean either)
+    or "not run" (the module only traces).  Each distinct source runs once."""
+    files: dict[tuple, Path] = {}
+
+    def file_for(m, source: str) -> Path:
+        key = (m.path, source)
+        if key not in files:
+            d = tmp / f"s{len(files):04d}"
+            d.mkdir()
+            files[key] = write_mutant(dataclasses.replace(m, source=_eager(source)), d)[0]
+        return files[key]
+
+    runs = []
+    for r in rows:
+        m = r["mutant"]
+        if _eager(m.source) == m.source:
+            r["fix_run"] = "not run"
+            continue
+        runs.append((r, file_for(m, r["fixed"]), file_for(m, m.path.read_text())))
+    recs = run_jax(list(files.values()), jobs=jobs, module_timeout=FIX_RUN_TIMEOUT)
+    for r, fixed, control in runs:
+        got, ok = (_run_verdict(recs.get(os.path.realpath(f))) for f in (fixed, control))
+        r["fix_run"] = got if ok == "clean" else "control fails"
+
+
+def _eager(source: str) -> str:
+    """The module run under the TPU interpreter with eager DMAs (unchanged: it cannot be,
+    it only traces)."""
+    if "make_jaxpr" in source:
+        return source
+    if "interpret=True" in source:
+        return source.replace("interpret=True", TPU_EAGER)
+    return source.replace("pltpu.InterpretParams()",
+                          'pltpu.InterpretParams(dma_execution_mode="eager")')
+
+
+def _run_verdict(rec) -> str:
+    if rec is None:
+        return "no record"
+    if rec["status"] == "timeout":
+        return "hangs"
+    if rec["status"] != "ok":
+        return f"raises {rec['exc_type']}: {rec['message']}"
+    if rec.get("leftover"):
+        return f"leaves a semaphore signalled: {rec['leftover'][0]}"
+    return "clean"
 
 
 def main(argv=None) -> int:
@@ -250,13 +326,15 @@ def run(args, workspace, modules, tmp: Path) -> int:
             r["jax"] = next((g for g in got if g["status"] == "sem_error"),
                             got[0] if got else none)
         run_on_tpu_interpreter([r for r in direct if r["jax"]["status"] == "ok"], tmp, args.jobs)
+        run_safe_fixes([r for r in direct if "fixed" in r], tmp, args.jobs)
 
     disagreements = report(args, modules, direct, indirect, false_errors, false_warnings,
                            rate, analysis_s)
     if args.json:
         write_json(args.json, modules, direct, indirect, false_errors, false_warnings, rate)
     contract_failed = 0 if args.no_contract else contract_mutants.run(args.jax, args.jobs, strict=args.strict)
-    if args.strict and (false_errors or rate < CATCH_GOAL or disagreements):
+    unclean = [r for r in direct if r.get("fix_run") not in (None, "clean", "not run")]
+    if args.strict and (false_errors or rate < CATCH_GOAL or disagreements or unclean):
         print("FAIL (--strict)")
         return 1
     return contract_failed
@@ -282,13 +360,7 @@ def report(args, modules, direct, indirect, false_errors, false_warnings, rate, 
     for r in direct:
         if r["finding"] is None:
             print(f"  MISSED {r['mutant'].label}")
-    fixable = [r for r in direct if "fixed" in r]
-    restored = [r for r in fixable if r["fixed"] == r["mutant"].path.read_text()]
-    print(f"quick fix (index) restores the original code: {len(restored)}/{len(fixable)} "
-          f"fixable mutants")
-    for r in fixable:
-        if r not in restored:
-            print(f"  {r['mutant'].label}: fixed as `{_changed_line(r)}`")
+    report_fixes(direct)
     seen = [r for r in indirect if r["finding"] is not None]
     print(f"indirect mutants detected (a finding in the module or its package): "
           f"{len(seen)}/{len(indirect)}")
@@ -335,6 +407,7 @@ def report(args, modules, direct, indirect, false_errors, false_warnings, rate, 
               f" [analyzer: {verdict or 'silent'}]{tpu}")
     for r in broken:
         print(f"  JAX failed for another reason: {r['mutant'].label}: {r['jax']['message']}")
+    report_fix_runs(direct)
     other = [r for r in direct if "fixed_jax" in r]
     ok = [r for r in other if r["fixed_jax"]["status"] == "ok"]
     print(f"quick fixes that differ from the original and JAX accepts: {len(ok)}/{len(other)}")
@@ -355,6 +428,42 @@ def report(args, modules, direct, indirect, false_errors, false_warnings, rate, 
         elif status != "sem_error":
             print(f"  JAX failed for another reason: {r['mutant'].label}: {r['jax']['message']}")
     return disagreements
+
+
+def report_fixes(direct) -> None:
+    """The index fixes: safe ones (does `check --fix` restore the code?) and choices
+    (is the original index among them?)."""
+    safe = [r for r in direct if "fixed" in r]
+    choices = [r for r in direct if "choices" in r]
+    restored = [r for r in safe if r["fixed"] == r["mutant"].path.read_text()]
+    print(f"index fixes: {len(safe)} safe (applied by `check --fix`), {len(choices)} "
+          f"choices only (offered, applied only with --unsafe-fixes)")
+    print(f"  safe fixes that restore the original code: {len(restored)}/{len(safe)}")
+    for r in safe:
+        if r not in restored:
+            print(f"    {r['mutant'].label}: fixed as `{_changed_line(r)}`")
+    judged = [r for r in choices if "offered" in r]
+    first = sum(1 for r in judged if _bare(r["choices"][0]) == _bare(r["mutant"].original))
+    offered = sum(1 for r in judged if r["offered"])
+    print(f"  choices that offer the original index: {offered}/{len(judged)} "
+          f"({first} as the first choice; {len(choices) - len(judged)} at a helper's call site "
+          f"not compared)")
+    for r in judged:
+        if not r["offered"]:
+            print(f"    {r['mutant'].label}: offered {', '.join(r['choices'])}")
+
+
+def report_fix_runs(direct) -> None:
+    """The safe fixes run under the TPU interpreter (`run_safe_fixes`)."""
+    safe = [r for r in direct if "fix_run" in r]
+    ran = [r for r in safe if r["fix_run"] != "not run"]
+    clean = [r for r in ran if r["fix_run"] == "clean"]
+    print(f"safe fixes run clean under the TPU interpreter (eager DMAs; no exception, no "
+          f"semaphore left signalled, no hang): {len(clean)}/{len(ran)}   (goal: all; "
+          f"{len(safe) - len(ran)} of {len(safe)} not run: their module only traces)")
+    for r in ran:
+        if r not in clean:
+            print(f"  NOT CLEAN: {r['mutant'].label}: {r['fix_run']}")
 
 
 def _changed_line(r) -> str:

@@ -543,7 +543,7 @@ def test_statistics_quiet_silent_and_output_file(tmp_path):
     r = run_cli("check", "--statistics", ".", cwd=tmp_path)
     assert r.returncode == 1
     assert r.stdout == ("2  PAL001  [*] dma-nonscalar-semaphore\n"
-                        "1  PAL003  [*] wait-read-nonscalar-semaphore\n")
+                        "1  PAL003      wait-read-nonscalar-semaphore\n")
     r = run_cli("check", "--statistics", "--output-format", "json", ".", cwd=tmp_path)
     assert json.loads(r.stdout)[0] == {"code": "PAL001", "name": "dma-nonscalar-semaphore",
                                        "count": 2, "fixable": True}
@@ -679,30 +679,33 @@ def test_diff_and_show_fixes(tmp_path):
     assert (r.returncode, r.stdout) == (0, "")
 
 
-def test_unsafe_fixes_are_applied_only_when_asked(tmp_path, monkeypatch, capsys):
-    import dataclasses
+# The source and destination buffers use different slots: the semaphore's index is a
+# choice (`1 - slot`, `slot` or `0`), not a safe fix.
+CHOICE_BUG = CLEAN.replace(
+    "pltpu.make_async_copy(x_hbm.at[slot], buf.at[slot], sems.at[slot]).start()",
+    "pltpu.async_copy(x_hbm.at[slot], buf.at[1 - slot], sems)",
+)
 
-    from pallas_lsp import checker
+
+def test_a_choice_is_applied_only_with_unsafe_fixes(tmp_path, monkeypatch, capsys):
     from pallas_lsp.__main__ import main
 
-    real = checker.index_fix
-
-    def unsafe_fix(finding, lines):
-        fix = real(finding, lines)
-        return dataclasses.replace(fix, safe=False) if fix is not None else None
-
-    monkeypatch.setattr(checker, "index_fix", unsafe_fix)
     monkeypatch.chdir(tmp_path)
-    path = write(tmp_path / "k.py", DMA_BUG)
+    path = write(tmp_path / "k.py", CHOICE_BUG)
     assert main(["check", "--fix", "k.py"]) == 1
     out = capsys.readouterr().out
-    assert path.read_text() == DMA_BUG
+    assert path.read_text() == CHOICE_BUG
+    assert "not certain: `sems.at[1 - slot]`, `sems.at[slot]`, `sems.at[0]` or `sems.at[1]`" in out
     assert "(1 more fix available with `--unsafe-fixes`.)" in out and "[*]" not in out
+    assert main(["check", "--show-fixes", "k.py"]) == 1
+    assert capsys.readouterr().out.endswith("No fixes available.\n")
+    assert main(["check", "--output-format", "full", "k.py"]) == 1
+    assert "help: Index the semaphore (choice): `sems.at[1 - slot]` (unsafe)" in capsys.readouterr().out
     assert main(["check", "--diff", "k.py"]) == 0
     assert capsys.readouterr().out == ""
     assert main(["check", "--fix", "--unsafe-fixes", "k.py"]) == 0
     assert "Fixed 1 finding." in capsys.readouterr().out
-    assert path.read_text() == DMA_BUG.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
+    assert path.read_text() == CHOICE_BUG.replace("buf.at[1 - slot], sems)", "buf.at[1 - slot], sems.at[1 - slot])")
 
 
 # ---------------------------------------------------------------------------------------

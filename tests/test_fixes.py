@@ -19,6 +19,7 @@ from pallas_lsp.analysis.fixes import (
     fixes_for,
     guard_fix,
     index_fix,
+    index_fixes,
     indexed_text,
     noqa_fix,
     scalar_decl_fix,
@@ -356,11 +357,47 @@ def test_fixes_for_order_and_preferred():
     assert [x.preferred for x in fixes] == [True, False, False, False]
 
 
-def test_fixes_survive_the_json_round_trip():
+def test_an_uncertain_index_is_offered_as_choices_none_preferred_nor_safe():
+    f = make(DOUBLE_BUFFER, "sems", guard_indent="        ", safe=False,
+             alternatives=(("1 - slot",), ("0",)))
+    fixes = fixes_for(f, split_lines(DOUBLE_BUFFER))
+    assert [x.title for x in fixes] == [
+        "Index the semaphore (choice): `sems.at[slot]`",
+        "Index the semaphore (choice): `sems.at[1 - slot]`",
+        "Index the semaphore (choice): `sems.at[0]`",
+        "Assert that `sems` is a single semaphore",
+        "Suppress PAL001 on this line (# noqa)",
+    ]
+    assert not any(x.preferred for x in fixes)
+    assert [x.safe for x in fixes[:3]] == [False, False, False]
+    assert index_fix(f, split_lines(DOUBLE_BUFFER)) == fixes[0]
+    assert apply_fix(DOUBLE_BUFFER, fixes[1]) == DOUBLE_BUFFER.replace(
+        "buf.at[slot], sems)", "buf.at[slot], sems.at[1 - slot])")
+
+
+def test_a_certain_index_is_one_safe_preferred_fix():
     f = make(DOUBLE_BUFFER, "sems", guard_indent="        ")
-    again = finding_from_data(finding_to_data(f))
+    (fix,) = index_fixes(f, split_lines(DOUBLE_BUFFER))
+    assert (fix.safe, fix.preferred, fix.title) == (True, True, "Index the semaphore: `sems.at[slot]`")
+
+
+def test_fix_all_applies_only_safe_index_fixes_unless_unsafe():
+    text = "def k(x, buf, sems, done):\n    pltpu.async_copy(x, buf, sems)\n    pl.semaphore_signal(done)\n"
+    safe = make(text, "sems", index=("0",))
+    choice = make(text, "done", code="PAL002", index=("i",), safe=False, alternatives=(("0",),))
+    lines = split_lines(text)
+    assert apply_edits(text, fix_all_edits([safe, choice], lines)) == text.replace(
+        "buf, sems)", "buf, sems.at[0])")
+    assert apply_edits(text, fix_all_edits([safe, choice], lines, unsafe=True)) == text.replace(
+        "buf, sems)", "buf, sems.at[0])").replace("(done)", "(done.at[i])")
+
+
+def test_fixes_survive_the_json_round_trip():
     lines = split_lines(DOUBLE_BUFFER)
-    assert fixes_for(again, lines) == fixes_for(f, lines)
+    for f in (make(DOUBLE_BUFFER, "sems", guard_indent="        "),
+              make(DOUBLE_BUFFER, "sems", safe=False, alternatives=(("1 - slot",), ("0",)))):
+        again = finding_from_data(finding_to_data(f))
+        assert again == f and fixes_for(again, lines) == fixes_for(f, lines)
 
 
 def test_fix_all_edits_fixes_every_finding_once():

@@ -221,7 +221,7 @@ def _apply_fixes(task: Task, text: str, findings: list[Finding]) -> tuple[str, l
     for _ in range(_FIX_PASSES):
         lines = split_lines(text)
         chosen = _fixes(findings, lines, task.unsafe_fixes)
-        edits = fix_all_edits([f for f, _ in chosen], lines)
+        edits = fix_all_edits([f for f, _ in chosen], lines, task.unsafe_fixes)
         if not edits:
             break
         new_text = apply_edits(text, edits)

@@ -99,14 +99,16 @@ def test_message_related_and_fix_for_a_scratch_declaration():
     assert text_at(src, f.span) == "sem"
     assert f.message == (
         "Cannot signal on a non-()-shaped semaphore: (2,) — `sem` is a DMA semaphore array "
-        f"of shape (2,) (declared at line {decl_line}); pass one semaphore, e.g. `sem.at[0]`."
+        f"of shape (2,) (declared at line {decl_line}); pass one semaphore; which index is right is not "
+        "certain: `sem.at[0]` or `sem.at[1]`."
     )
     (rel,) = f.related
     assert rel.path is None
     assert rel.span.line + 1 == decl_line
     assert text_at(src, rel.span) == "pltpu.SemaphoreType.DMA((2,))"
     fix = f.fix
-    assert fix.sem_text == "sem" and fix.index == ("0",)
+    assert fix.sem_text == "sem" and fix.index == ("0",) and not fix.safe
+    assert fix.alternatives == (("1",),)
     assert fix.guard_line + 1 == line_of(src, "(x_hbm, buf, sem)")
     assert fix.guard_indent == "    " and fix.guard_target == "sem"
     assert fix.scalar_decl is None
@@ -115,8 +117,8 @@ def test_message_related_and_fix_for_a_scratch_declaration():
 def test_two_dimensional_declaration_suggests_two_indices():
     src = "\n" + DMA_TEMPLATE.format(decl="pltpu.SemaphoreType.DMA((2, 3))")
     (f,) = analyze(src)
-    assert f.fix.index == ("0", "0")
-    assert "e.g. `sem.at[0, 0]`" in f.message
+    assert (f.fix.index, f.fix.safe) == (("0", "0"), False)
+    assert f.message.endswith("not certain: `sem.at[0, 0]`.")
 
 
 def test_shape_one_declaration_offers_a_scalar_declaration():

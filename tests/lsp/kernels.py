@@ -65,6 +65,40 @@ def ring(x):
     )(x)
 '''
 
+# A paged gather whose prefetch of the next page goes through a helper with the whole
+# array (PAL001 at the `_fetch` call): the index is not certain (`1 - slot` is right, the
+# other `pl.when` block uses `.at[0]`), so the fix is a choice.
+PAGED_GATHER = HEADER + '''
+
+def _fetch(kv_hbm, buf, sems, page, slot):
+    pltpu.make_async_copy(kv_hbm.at[page], buf.at[slot], sems).start()
+
+
+def paged_kernel(pt_ref, kv_hbm, o_ref, buf, copy_sems):
+    i = pl.program_id(0)
+    slot = i % 2
+
+    @pl.when(i == 0)
+    def _():
+        _fetch(kv_hbm, buf, copy_sems.at[0], pt_ref[0], 0)
+
+    @pl.when(i + 1 < pl.num_programs(0))
+    def _():
+        _fetch(kv_hbm, buf, copy_sems, pt_ref[i + 1], 1 - slot)
+
+    pltpu.make_async_copy(kv_hbm.at[0], buf.at[slot], copy_sems.at[slot]).wait()
+    o_ref[...] = buf[slot]
+
+
+def paged(pt, kv):
+    return pl.pallas_call(
+        paged_kernel,
+        out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        grid=(4,),
+        scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+    )(pt, kv)
+'''
+
 # Non-ASCII text before the semaphore on the same line: UTF-16 and code-point columns differ.
 UNICODE = BUGGY.replace(
     "        copy = pltpu.make_async_copy(x_hbm.at[slot], buf.at[slot], sems)",

@@ -14,7 +14,7 @@ from .conftest import (
     open_doc,
     start,
 )
-from .kernels import BUGGY, SIGNAL, UNICODE
+from .kernels import BUGGY, PAGED_GATHER, SIGNAL, UNICODE
 
 
 def actions_request(uri, diag=None, only=None, rng=None):
@@ -109,12 +109,41 @@ async def test_fix_all(client, tmp_path):
     fixed = apply_edits(text, edits_for(fix_all.edit, uri))
     change_doc(client, uri, 2, fixed)
     left = await diagnostics(client, uri, 2)
-    assert pal(left, "PAL001") == [] and pal(left, "PAL002") == []
+    # The signal's index is a choice (only `.at[0]` elsewhere): fix-all leaves it.
+    assert pal(left, "PAL001") == [] and len(pal(left, "PAL002")) == 1
 
     # Nothing left to fix: no fixAll action.
     again = await client.text_document_code_action_async(
         actions_request(uri, rng=whole, only=["source.fixAll.pallas"]))
     assert not any(a.kind == "source.fixAll.pallas" for a in again or [])
+
+
+async def test_an_uncertain_index_is_offered_as_choices_and_fix_all_skips_it(client, tmp_path):
+    await start(client, "vscode")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, PAGED_GATHER)
+    [err] = pal(await diagnostics(client, uri, 1), "PAL001")
+    assert err.data["fix"]["safe"] is False
+
+    listed = await client.text_document_code_action_async(actions_request(uri, err))
+    titles = [a.title for a in listed]
+    choices = [a for a in listed if "(choice)" in a.title]
+    assert [a.title for a in choices] == [
+        "Pallas (PAL001): Index the semaphore (choice): `copy_sems.at[1 - slot]`",
+        "Pallas (PAL001): Index the semaphore (choice): `copy_sems.at[slot]`",
+        "Pallas (PAL001): Index the semaphore (choice): `copy_sems.at[0]`",
+        "Pallas (PAL001): Index the semaphore (choice): `copy_sems.at[1]`",
+    ]
+    assert not any(a.is_preferred for a in listed)
+    assert any("assert" in t.lower() for t in titles) and any("noqa" in t for t in titles)
+    assert not any(a.kind == "source.fixAll.pallas" for a in listed)
+    fixed = apply_edits(PAGED_GATHER, edits_for(choices[0].edit, uri))
+    assert "copy_sems.at[1 - slot], pt_ref[i + 1], 1 - slot)" in fixed
+
+    whole = types.Range(types.Position(0, 0), types.Position(0, 0))
+    fix_all = await client.text_document_code_action_async(
+        actions_request(uri, rng=whole, only=["source.fixAll.pallas"]))
+    assert not fix_all
 
 
 async def test_only_filters_kinds(client, tmp_path):

@@ -12,6 +12,8 @@ an ``__init__.py``), calls its ``trace()`` (or ``main()``) and prints one JSON r
      "kind": "signal" | "wait" | null, "shape": "(2,)" | null,
      "message": first line of the exception, "exc_type": ...,
      "frames": [[file, line], ...],          # traceback frames inside the module's tree
+     "leftover": [line, ...],                # the TPU interpreter's "Semaphore ... has
+                                             # non-zero count ... at kernel exit" lines
      "covered": {file: [line, ...]}}         # with --coverage: lines executed there
 
 ``sem_error`` means JAX raised ``Cannot signal/wait on a non-()-shaped semaphore: S``.
@@ -34,6 +36,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 sys.dont_write_bytecode = True  # keep __pycache__ out of the corpus
 
 SEM_ERROR = re.compile(r"Cannot (signal|wait) on a non-\(\)-shaped semaphore: (\(.*?\))")
+# What the TPU interpreter (`pltpu.InterpretParams()`) prints, without raising, for a
+# semaphore left signalled when the kernel exits (a DMA never waited, a signal never waited).
+LEFTOVER = re.compile(r"Semaphore .* has non-zero count .* at kernel exit")
 
 
 def import_root(path: str) -> tuple[str, str]:
@@ -108,6 +113,7 @@ def run_module(path: str, coverage: bool = False) -> dict:
                 rec["status"] = "no_entry"
             else:
                 entry()
+                importlib.import_module("jax").effects_barrier()  # the interpreter's exit checks
     except Exception as e:  # noqa: BLE001 - everything JAX raises is a result here
         sem, m = _find_sem_error(e)
         rec["exc_type"] = type(sem or e).__name__
@@ -126,6 +132,7 @@ def run_module(path: str, coverage: bool = False) -> dict:
     finally:
         sys.path.remove(folder)
         _forget(top)
+        rec["leftover"] = [ln for ln in out.getvalue().splitlines() if LEFTOVER.search(ln)]
     if coverage:
         rec["covered"] = {f: sorted(v) for f, v in cov.lines.items()}
     return rec

@@ -391,13 +391,15 @@ def analyze(path: Path, source: str | None = None, workspace=None):
     return analyze_source(source, str(path), workspace)
 
 
-def apply_index_fixes(path: Path, source: str, workspace=None, passes: int = 3) -> str:
-    """`source` after the analyzer's index quick fixes (what `check --fix` applies),
+def apply_index_fixes(path: Path, source: str, workspace=None, passes: int = 3,
+                      unsafe: bool = False) -> str:
+    """`source` after the analyzer's safe index fixes (what `check --fix` applies; with
+    `unsafe`, the first choice where the index is not certain, as `--unsafe-fixes`),
     re-analysing after each pass as the CLI does."""
     from pallas_lsp.analysis.fixes import apply_edits, fix_all_edits, split_lines
 
     for _ in range(passes):
-        edits = fix_all_edits(analyze(path, source, workspace), split_lines(source))
+        edits = fix_all_edits(analyze(path, source, workspace), split_lines(source), unsafe)
         if not edits:
             break
         source = apply_edits(source, edits)

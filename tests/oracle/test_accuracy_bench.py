@@ -39,3 +39,65 @@ def test_why_jax_accepts():
     assert "only waited" in accuracy.why_jax_accepts(_mutant(started), "warning")
     assert "semaphore_read" in accuracy.why_jax_accepts(_mutant(started, "semaphore_read"), None)
     assert "core" in accuracy.why_jax_accepts(_mutant(started, "core_barrier"), "error")
+
+
+def test_run_verdict():
+    ok = {"status": "ok", "leftover": [], "exc_type": None, "message": None}
+    assert accuracy._run_verdict(ok) == "clean"
+    assert accuracy._run_verdict(None) == "no record"
+    assert accuracy._run_verdict({**ok, "status": "timeout"}) == "hangs"
+    assert accuracy._run_verdict({**ok, "status": "error", "exc_type": "ValueError",
+                                  "message": "bad"}) == "raises ValueError: bad"
+    left = "Semaphore 7 has non-zero count for 0 (global core 0) at kernel exit: 1"
+    assert accuracy._run_verdict({**ok, "leftover": [left]}) == f"leaves a semaphore signalled: {left}"
+
+
+LEAKY = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def kernel(x_hbm, o_ref, buf, sems):
+    pltpu.make_async_copy(x_hbm, buf, sems.at[0]).start()
+    o_ref[...] = jnp.zeros_like(o_ref)
+
+
+def trace():
+    out = pl.pallas_call(
+        kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+        in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+        interpret=True)(jnp.ones((8, 128), jnp.float32))
+    jax.block_until_ready(out)
+'''
+
+
+def test_the_tpu_interpreter_run_sees_a_dma_never_waited(tmp_path):
+    """What `run_safe_fixes` relies on: with eager DMAs, the runner reports the
+    interpreter's "non-zero count at kernel exit" line of a DMA never waited."""
+    import os
+
+    import pytest
+    from oracle_lib import jax_available, run_jax
+
+    if not jax_available():
+        pytest.skip("JAX is not installed: pip install -e '.[oracle]'")
+    leaky = tmp_path / "leaky.py"
+    leaky.write_text(LEAKY.replace("interpret=True", accuracy.TPU_EAGER))
+    waited = tmp_path / "waited.py"
+    waited.write_text(leaky.read_text().replace(
+        ".start()\n", ".start()\n    pltpu.make_async_copy(x_hbm, buf, sems.at[0]).wait()\n"))
+    recs = run_jax([leaky, waited], jobs=2, module_timeout=60)
+    verdicts = [accuracy._run_verdict(recs.get(os.path.realpath(p))) for p in (leaky, waited)]
+    assert verdicts[0].startswith("leaves a semaphore signalled: Semaphore ")
+    assert verdicts[1] == "clean"
+
+
+def test_modules_run_with_eager_dmas_unless_they_only_trace():
+    assert accuracy._eager("f(interpret=True)") == f"f({accuracy.TPU_EAGER})"
+    assert accuracy._eager("g(v, pltpu.InterpretParams())") == (
+        'g(v, pltpu.InterpretParams(dma_execution_mode="eager"))')
+    only_traced = "f(interpret=True)\njax.make_jaxpr(f)(x)"
+    assert accuracy._eager(only_traced) == only_traced

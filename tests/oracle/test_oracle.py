@@ -131,12 +131,13 @@ def test_corpus_has_no_findings(workspace, path):
 
 @pytest.fixture(scope="session")
 def fixed_examples(jax_results, workspace, tmp_path_factory):
-    """Each buggy example after the analyzer's quick fix, traced by JAX."""
+    """Each buggy example after the analyzer's index fix (its first choice where the index
+    is not certain, as `check --fix --unsafe-fixes`), traced by JAX."""
     out = tmp_path_factory.mktemp("fixed")
     fixed = {}
     for path in BUG_EXAMPLES:
         target = out / path.name
-        target.write_text(apply_index_fixes(path, path.read_text(), workspace))
+        target.write_text(apply_index_fixes(path, path.read_text(), workspace, unsafe=True))
         fixed[path] = target
     records = run_jax(fixed.values(), jobs=2)
     return {p: (t, records.get(os.path.realpath(t))) for p, t in fixed.items()}

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .findings import Finding, FixData, Related, Span
+from .index_choice import IndexSuggestion, index_elts, is_at, suggest_index
 from .pallas.indexing import indexed_text
-from .pallas.model import CheckedCall, SemRole
-from .pallas.registry import REGISTRY
+from .pallas.model import SemRole
 from .rules import RULES
 from .values import Loc, Sem, shape_text
 
@@ -24,7 +24,6 @@ class CallContext:
 
     slice_names: frozenset = frozenset()   # names in the call's `.at[...]`s bound to slices
     loop_var: str | None = None            # the innermost loop variable around the call
-    scope: object = None                   # the Python scope (def / comprehension)
 
 
 @dataclass(frozen=True)
@@ -78,14 +77,13 @@ class RawFinding:
     remote: bool = False
     context: CallContext = CallContext()
     decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
-    index_hint: tuple | None = None        # how the same array is indexed elsewhere
     sites: tuple = ()                      # helper calls the array went through, outermost first
     inner: InnerUse | None = None          # where the check itself happened (inside the helper)
 
 
 def call_context(call_loc: Loc | None, frame: Any) -> CallContext:
     """The context of a call at the current point of `frame`."""
-    return CallContext(_slice_names(call_loc, frame), _loop_var(frame), frame.scope)
+    return CallContext(_slice_names(call_loc, frame), _loop_var(frame))
 
 
 def check_semaphore(ctx: Any, use: SemUse, frame: Any) -> None:
@@ -136,7 +134,7 @@ def report_inside_indexing_helpers(findings: list[RawFinding], indexed_sites: se
             raw.via, raw.sites = Via(nxt.callee, inner.at), raw.sites[k + 1:]
             raw.context = CallContext()
             continue
-        if inner.at.path is not None or (_is_at(inner.at.node) and id(raw.sites[-1]) in indexed_sites
+        if inner.at.path is not None or (is_at(inner.at.node) and id(raw.sites[-1]) in indexed_sites
                                          and raw.sites[-1].callee_node not in kernel_nodes):
             continue  # the helper used a view: the caller passed the wrong rank
         raw.at, raw.stmt, raw.call, raw.direct = inner.at, inner.stmt, inner.call, inner.direct
@@ -162,8 +160,8 @@ def _slice_names(call, frame):
         return frozenset()
     out = set()
     for a in list(call.node.args) + [k.value for k in call.node.keywords]:
-        if _is_at(a):
-            for e in _index_elts(a):
+        if is_at(a):
+            for e in index_elts(a):
                 if isinstance(e, ast.Name):
                     f = frame
                     while f is not None and e.id not in f.env:
@@ -179,119 +177,6 @@ def loc_span(loc: Loc) -> Span:
     b, n = loc.block, loc.node
     l0, l1 = n.lineno - 1, n.end_lineno - 1
     return Span(b.start + l0, b.col(l0, n.col_offset), b.start + l1, b.col(l1, n.end_col_offset))
-
-
-def _index_suggestion(raw: RawFinding, rank: int) -> tuple[str, ...]:
-    """The index a user would mean, one entry per missing dimension: for a 1-D array the
-    slot a neighbouring `.at[...]` of the same call uses (the destination buffer's first),
-    else how the same array is indexed elsewhere, else the enclosing loop variable, else
-    0; for a multi-dimensional array the full index used elsewhere comes first."""
-    existing = set()
-    at_node = raw.at.node
-    if _is_at(at_node):
-        existing = {raw.at.block.segment(e) for e in _index_elts(at_node)}
-    hint = raw.index_hint if raw.index_hint and len(raw.index_hint) == rank else None
-    if hint and rank > 1 and not (set(hint) & existing):
-        return hint
-    sibling = _sibling_index(raw, at_node, rank)
-    if sibling is not None and not (set(sibling) & existing):
-        return sibling
-    neighbour = _neighbour_slot(raw, at_node, existing)
-    if neighbour is not None:
-        return (neighbour,) + ("0",) * (rank - 1)
-    if hint:
-        return hint
-    if raw.context.loop_var and raw.context.loop_var not in existing:
-        return (raw.context.loop_var,) + ("0",) * (rank - 1)
-    return ("0",) * rank
-
-
-def _remote_semaphore_positions() -> dict[str, int]:
-    spec = REGISTRY["pltpu.make_async_remote_copy"]
-    assert isinstance(spec, CheckedCall)
-    return {p.name: spec.position(p.name) for p in spec.sems}
-
-
-_REMOTE_SEM_POSITIONS = _remote_semaphore_positions()   # {"recv_sem": 3, "send_sem": 2}
-
-
-def _sibling_index(raw, at_node, rank):
-    """For a remote copy, the full index the other semaphore argument uses (send_sem and
-    recv_sem are usually indexed alike)."""
-    call = raw.call.node if raw.call is not None else None
-    if not raw.remote or not isinstance(call, ast.Call):
-        return None
-    positions = _REMOTE_SEM_POSITIONS.values()
-    sems = [a for i, a in enumerate(call.args) if i in positions]
-    sems += [k.value for k in call.keywords if k.arg in _REMOTE_SEM_POSITIONS]
-    for a in sems:
-        if a is at_node or not _is_at(a):
-            continue
-        elts = _index_elts(a)
-        if len(elts) == rank and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in elts):
-            return tuple(raw.call.block.segment(e) for e in elts)
-    return None
-
-
-def _neighbour_slot(raw, at_node, existing):
-    call = raw.call.node if raw.call is not None else None
-    if not isinstance(call, ast.Call):
-        return None
-    args = list(call.args)
-    pos = next((i for i, a in enumerate(args) if a is at_node), len(args))
-    order = list(reversed(args[:pos])) + args[pos + 1:] + [k.value for k in call.keywords]
-    if any(k.value is at_node for k in call.keywords):
-        by_name = {k.arg: k.value for k in call.keywords}
-        order = [by_name[n] for n in ("dst_ref", "src_ref") if n in by_name] + order
-    for a in order:
-        if a is at_node or not _is_at(a):
-            continue
-        elts = _index_elts(a)
-        if not elts or isinstance(elts[0], (ast.Slice, ast.Starred)):
-            continue
-        if isinstance(elts[0], ast.Call):
-            continue  # pl.ds(...) keeps the dimension: not a slot
-        if isinstance(elts[0], ast.Name) and elts[0].id in raw.context.slice_names:
-            continue
-        text = raw.call.block.segment(elts[0])
-        if text not in existing and "\n" not in text:
-            return text
-    return None
-
-
-def index_hints(findings, views):
-    """Give each finding the index its array gets elsewhere in the same entry (the
-    nearest `.at[...]` of the same expression that makes it one semaphore)."""
-    by_text = {}
-    for view in views:
-        node = view.node
-        if view.sem.dims == () and _is_at(node) and isinstance(node.value.value, (ast.Name, ast.Attribute)):
-            base = view.block.segment(node.value.value)
-            by_text.setdefault((base, view.scope), []).append((view.block, node))
-    if not by_text:
-        return
-    for raw in findings:
-        if not raw.direct or raw.sem.dims is None or raw.via is not None:
-            continue
-        base = raw.at.block.segment(raw.at.node)
-        uses = by_text.get((base, raw.context.scope))  # only indices written in the same scope
-        if not uses:
-            continue
-        line = raw.at.block.start + raw.at.node.lineno
-        block, node = min(uses, key=lambda u: abs(u[0].start + u[1].lineno - line))
-        elts = _index_elts(node)
-        if len(elts) == len(raw.sem.dims) and not any(isinstance(e, (ast.Slice, ast.Starred)) for e in elts):
-            raw.index_hint = tuple(block.segment(e) for e in elts)
-
-
-def _is_at(node) -> bool:
-    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
-            and node.value.attr == "at")
-
-
-def _index_elts(node):
-    s = node.slice
-    return list(s.elts) if isinstance(s, ast.Tuple) else [s]
 
 
 def _line_no(loc: Loc | None) -> str | None:
@@ -316,8 +201,8 @@ class _Static:
 
     text: str
     short: str
-    index: tuple
-    suggestion: str | None
+    index: IndexSuggestion | None
+    hint: str                 # the message's advice: the safe fix, or the choices
     kind: str
     shape: str
 
@@ -328,8 +213,8 @@ def _static(raw: RawFinding) -> _Static:
         sem = raw.sem
         text = raw.at.block.segment(raw.at.node)
         short = text if len(text) <= 40 and "\n" not in text else text.split("\n")[0][:37] + "..."
-        index = _index_suggestion(raw, len(sem.dims)) if raw.direct and sem.dims is not None else ()
-        st = _Static(text, short, index, _suggest(text, index, raw.context.slice_names) if index else None,
+        index = suggest_index(raw, len(sem.dims)) if raw.direct and sem.dims else None
+        st = _Static(text, short, index, _fix_hint(text, index, raw.context.slice_names),
                      "semaphore" if sem.kind == "?" else f"{sem.kind} semaphore", shape_text(sem.dims))
         raw.__dict__["_static"] = st
     return st
@@ -339,7 +224,7 @@ def to_finding(raw: RawFinding) -> Finding:
     sem = raw.sem
     rule = RULES[raw.code]
     st = _static(raw)
-    shape, text, short, index, suggestion, kind = st.shape, st.text, st.short, st.index, st.suggestion, st.kind
+    shape, text, short, index, kind = st.shape, st.text, st.short, st.index, st.kind
     at_span = loc_span(raw.at)
 
     if raw.code == "PAL003":
@@ -363,8 +248,7 @@ def to_finding(raw: RawFinding) -> Finding:
         use_line = _line_no(use)
         action = "starts a DMA" if raw.code == "PAL001" else "uses it"
         what += f"; it is passed to `{helper}`, which {action} with it" + (f" at {use_line}" if use_line else "")
-    fix_hint = f"; pass one semaphore, e.g. `{suggestion}`" if suggestion else "; pass one semaphore (index it with `.at[...]`)"
-    message = f"{head} — {what}{fix_hint}.{tail}"
+    message = f"{head} — {what}{st.hint}.{tail}"
 
     related = []
     if sem.decl is not None:
@@ -383,16 +267,25 @@ def to_finding(raw: RawFinding) -> Finding:
             scalar_decl, scalar_text = loc_span(sem.scalar_decl[0]), sem.scalar_decl[1]
         fix = FixData(
             sem_text=text,
-            index=index,
+            index=index.index if index else (),
             guard_line=stmt_line,
             guard_indent=indent,
             guard_target=text,
             scalar_decl=scalar_decl,
             scalar_decl_text=scalar_text,
+            safe=index.safe if index else True,
+            alternatives=index.alternatives if index else (),
         )
     return Finding(raw.code, rule.severity, message, at_span, tuple(sem.dims or ()), tuple(related), fix)
 
 
-def _suggest(text: str, index: tuple[str, ...], slice_names: frozenset[str]) -> str:
-    """What the message suggests: the same edit the index fix makes."""
-    return indexed_text(text, index, slice_names)
+def _fix_hint(text: str, index: IndexSuggestion | None, slice_names: frozenset[str]) -> str:
+    """What the message advises: the edit the safe index fix makes ("e.g."), or every
+    choice when the index is not certain."""
+    if index is None:
+        return "; pass one semaphore (index it with `.at[...]`)"
+    if index.safe:
+        return f"; pass one semaphore, e.g. `{indexed_text(text, index.index, slice_names)}`"
+    shown = [f"`{indexed_text(text, i, slice_names)}`" for i in (index.index, *index.alternatives)]
+    listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+    return f"; pass one semaphore; which index is right is not certain: {listed}"

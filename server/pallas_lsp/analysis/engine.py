@@ -268,7 +268,6 @@ class ModuleAnalyzer:
             log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
         contract = self._check_contracts(interp, ctx)
         checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites, ctx.kernel_nodes)
-        checks.index_hints(ctx.findings, ctx.views)
         for raw in ctx.findings:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:

@@ -38,12 +38,15 @@ class FixData:
     """
 
     sem_text: str                 # source text of the semaphore argument (at `Finding.span`)
-    index: tuple[str, ...]        # index expressions that make it scalar, e.g. ("slot",) or ("0", "0")
+    index: tuple[str, ...]        # index expressions that make it scalar, e.g. ("slot",) or ("0", "0");
+                                  # the first choice when the index is not certain
     guard_line: int               # 0-based line of the statement holding the call (the guard goes above)
     guard_indent: str             # indentation of that statement
     guard_target: str             # expression the guard asserts on (usually == sem_text)
     scalar_decl: Span | None = None   # a `(1,)`-shaped declaration that can become a single semaphore
     scalar_decl_text: str | None = None  # its replacement text, e.g. "pltpu.SemaphoreType.DMA"
+    safe: bool = True             # `index` is certain (`check --fix` applies it); else a choice
+    alternatives: tuple[tuple[str, ...], ...] = ()  # the other choices, most plausible first
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ def finding_from_data(d: dict) -> Finding:
             guard_target=fix["guard_target"],
             scalar_decl=_span_or_none(fix.get("scalar_decl")),
             scalar_decl_text=fix.get("scalar_decl_text"),
+            safe=fix.get("safe", True),
+            alternatives=tuple(tuple(a) for a in fix.get("alternatives", ())),
         )
     return Finding(
         code=d["code"],

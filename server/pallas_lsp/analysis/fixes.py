@@ -94,28 +94,39 @@ def slice_names(lines: Sequence[str]) -> frozenset[str]:
     return frozenset(_SLICE_ASSIGNMENT.findall("".join(lines)))
 
 
-def index_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
+def index_fixes(finding: Finding, lines: Sequence[str]) -> list[Fix]:
     """(a) Replace the semaphore expression with an indexed view of it.
 
-    None when there is no fix data, no index, or the document no longer holds the text
-    the finding was made on (stale data).
+    One safe fix (preferred) when the index is certain; otherwise one fix per plausible
+    index, each titled as a choice, none preferred nor safe.  Empty when there is no fix
+    data, no index, or the document no longer holds the text the finding was made on
+    (stale data).
     """
     fix = finding.fix
     if fix is None or not fix.index:
-        return None
+        return []
     span = finding.span
     base = fix.sem_text
     if text_at(lines, span) != base:
-        return None
+        return []
     slices = slice_names(lines) if trailing_at_bracket(base) is not None else frozenset()
-    new_text = indexed_text(base, fix.index, slices)
-    return Fix(
-        title=f"Index the semaphore: `{new_text}`",
-        kind=QUICKFIX,
-        code=finding.code,
-        edits=(TextEdit(span, new_text),),
-        preferred=True,
-    )
+    if fix.safe:
+        new_text = indexed_text(base, fix.index, slices)
+        return [Fix(title=f"Index the semaphore: `{new_text}`", kind=QUICKFIX, code=finding.code,
+                    edits=(TextEdit(span, new_text),), preferred=True)]
+    out = []
+    for index in (fix.index, *fix.alternatives):
+        new_text = indexed_text(base, index, slices)
+        out.append(Fix(title=f"Index the semaphore (choice): `{new_text}`", kind=QUICKFIX,
+                       code=finding.code, edits=(TextEdit(span, new_text),), safe=False))
+    return out
+
+
+def index_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
+    """The index fix `check --fix` applies: the safe one, or (only with `--unsafe-fixes`)
+    the first choice.  None when there is none."""
+    found = index_fixes(finding, lines)
+    return found[0] if found else None
 
 
 # ---------------------------------------------------------------------------------------
@@ -232,9 +243,9 @@ def suggestion_fixes(finding: Finding, lines: Sequence[str]) -> list[Fix]:
 
 
 def fixes_for(finding: Finding, lines: Sequence[str]) -> list[Fix]:
-    """Every fix offered for one finding, the preferred (index) one first."""
-    builders = (index_fix, guard_fix, scalar_decl_fix)
-    found = [f for f in (build(finding, lines) for build in builders) if f is not None]
+    """Every fix offered for one finding: the index fix (or its choices) first."""
+    found = index_fixes(finding, lines)
+    found += [f for f in (build(finding, lines) for build in (guard_fix, scalar_decl_fix)) if f is not None]
     found += suggestion_fixes(finding, lines)
     noqa = noqa_fix(finding, lines)
     return found + ([noqa] if noqa is not None else [])
@@ -248,15 +259,17 @@ def _overlaps(a: Span, b: Span) -> bool:
     return (b.line, b.col) < (a.end_line, a.end_col)
 
 
-def fix_all_edits(findings: Iterable[Finding], lines: Sequence[str]) -> list[TextEdit]:
-    """The index fix of every finding that has one, in document order.
+def fix_all_edits(findings: Iterable[Finding], lines: Sequence[str],
+                  unsafe: bool = False) -> list[TextEdit]:
+    """The safe index fix of every finding that has one (with `unsafe`: else its first
+    choice), in document order.
 
     When two edits overlap (e.g. the same expression reported twice), the first is kept.
     """
     edits: list[TextEdit] = []
     for finding in findings:
         fix = index_fix(finding, lines)
-        if fix is not None:
+        if fix is not None and (fix.safe or unsafe):
             edits.extend(fix.edits)
     edits.sort(key=lambda e: (e.span.line, e.span.col, e.span.end_line, e.span.end_col))
     kept: list[TextEdit] = []
