@@ -88,11 +88,6 @@ def test_package_of_names_namespace_packages_from_the_innermost_root(tmp_path):
 
 # -- stubs ------------------------------------------------------------------------------
 
-def compat_kernel(tmp_path):
-    text = COMPAT_KERNEL
-    return text, write(tmp_path / "app.py", text)
-
-
 COMPAT_KERNEL = '''\
 from mylib.compat import pl, pltpu, SEMS
 
@@ -104,6 +99,10 @@ def kernel(x_hbm, o_ref, sems):
 def run(x):
     return pl.pallas_call(kernel, out_shape=x, scratch_shapes=[SEMS])(x)
 '''
+
+
+def compat_kernel(tmp_path):
+    return COMPAT_KERNEL, write(tmp_path / "app.py", COMPAT_KERNEL)
 
 
 def test_stub_only_module_resolves_its_simple_assignments(tmp_path):
