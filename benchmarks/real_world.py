@@ -2,12 +2,14 @@
 """Accuracy on real, published Pallas kernels (not written for this project).
 
 Downloads pinned wheels of public kernel libraries from PyPI (tokamax, tpu-inference,
-sglang-jax) plus the Pallas ops shipped inside `jax`, and measures:
+sglang-jax, ejkernel, easydel, qwix, ringattention: the ones whose wheels ship Pallas TPU
+code) plus the Pallas ops shipped inside `jax`, and measures:
 
 * false errors: every finding on this shipped (and presumably correct) code is listed;
 * recall: for every call argument of the form `<name with "sem">.at[...]`, the index is
   stripped and the mutant must be flagged on that line (semaphores handed to helpers,
-  descriptor classes and DMAs alike).
+  descriptor classes and DMAs alike); counted apart, mutants flagged where a helper is
+  called, with a related location on the mutated line.
 
     python benchmarks/real_world.py [--keep DIR]
 
@@ -32,16 +34,18 @@ sys.path.insert(0, str(ROOT / "server"))
 from pallas_lsp.analysis.engine import analyze_source
 from pallas_lsp.analysis.workspace import Workspace
 
-WHEELS = ["tokamax==0.0.17", "tpu-inference==0.32.0", "sglang-jax==0.0.2"]
+WHEELS = ["tokamax==0.0.17", "tpu-inference==0.32.0", "sglang-jax==0.0.2", "ejkernel==0.0.80.3",
+          "easydel==0.3.0", "qwix==0.1.8", "ringattention==0.1.2"]
 
 
 def fetch(dest: pathlib.Path) -> list[pathlib.Path]:
     dest.mkdir(parents=True, exist_ok=True)
-    if not list(dest.glob("*.whl")):
+    missing = [w for w in WHEELS if not list(dest.glob(_wheel_glob(w)))]
+    if missing:
         subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "--only-binary=:all:",
-                        "--python-version", "3.12", "-d", str(dest), *WHEELS], check=True)
+                        "--python-version", "3.12", "-d", str(dest), *missing], check=True)
     roots = []
-    for whl in sorted(dest.glob("*.whl")):
+    for whl in sorted(w for req in WHEELS for w in dest.glob(_wheel_glob(req))):
         out = dest / whl.stem
         if not out.exists():
             with zipfile.ZipFile(whl) as z:
@@ -54,6 +58,12 @@ def fetch(dest: pathlib.Path) -> list[pathlib.Path]:
     except ImportError:
         pass
     return roots
+
+
+def _wheel_glob(requirement: str) -> str:
+    """`easydel==0.3.0` -> the file name pattern of its wheel."""
+    name, _, version = requirement.partition("==")
+    return f"{name.replace('-', '_')}-{version}-*.whl"
 
 
 def _is_at(node) -> bool:
@@ -82,6 +92,18 @@ def mutants(src: str):
                 lines[:a.lineno - 1] + [new.decode()] + lines[a.lineno:])
 
 
+def _flagged(findings, line: int, path: str) -> str | None:
+    """What caught the mutant: "line", a finding on `line`; "linked", one elsewhere (a
+    helper's call site) with a related location on `line` (no path: this file); None: missed."""
+    if any(f.span.line + 1 == line for f in findings):
+        return "line"
+    same = pathlib.Path(path).resolve()
+    if any(r.span.line + 1 == line and (r.path is None or pathlib.Path(r.path).resolve() == same)
+           for f in findings for r in f.related):
+        return "linked"
+    return None
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--keep", help="download / unpack folder (default: a temporary one)")
@@ -91,7 +113,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     files = errors = sem_files = 0
     false = []
-    total = caught = 0
+    total = caught = linked = 0
     missed = []
     for root in roots:
         ws = Workspace([str(root)])
@@ -109,9 +131,10 @@ def main(argv=None) -> int:
             sem_files += 1
             for line, original, mutated in mutants(src):
                 total += 1
-                if any(f.span.line + 1 == line for f in analyze_source(mutated, str(path), ws)):
-                    caught += 1
-                else:
+                verdict = _flagged(analyze_source(mutated, str(path), ws), line, str(path))
+                caught += verdict == "line"
+                linked += verdict == "linked"
+                if verdict is None:
                     missed.append(f"{path.relative_to(root)}:{line}: {original}")
     dt = time.perf_counter() - t0
     print(f"pallas-lsp on published kernels ({', '.join(WHEELS)}, and jax's own Pallas code)")
@@ -121,6 +144,8 @@ def main(argv=None) -> int:
         print("  " + line)
     rate = 100.0 * caught / total if total else 0.0
     print(f"stripped `.at[...]` of a semaphore argument flagged on its line: {caught}/{total} = {rate:.1f}%")
+    both = 100.0 * (caught + linked) / total if total else 0.0
+    print(f"  or at a helper's call site whose finding points at the line: {caught + linked}/{total} = {both:.1f}%")
     for m in missed[:40]:
         print("  missed " + m)
     if len(missed) > 40:

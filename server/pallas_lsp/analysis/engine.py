@@ -87,7 +87,8 @@ class ModuleAnalyzer:
                  preview: bool = False):
         self.path = path
         self.workspace = workspace
-        self.package = package if package is not None else package_of(path)
+        roots = workspace.search_roots() if workspace is not None else ()
+        self.package = package if package is not None else package_of(path, roots)
         self._block_list = BlockList()
         self._bindings: dict[str, Block] = {}
         self._ws_generation = None
