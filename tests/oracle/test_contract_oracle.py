@@ -15,16 +15,15 @@ The JAX tests are skipped when JAX is not installed (``pip install -e '.[oracle]
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import subprocess
 import sys
-import tokenize
 from pathlib import Path
 
 import pytest
+from corpus_marks import expectations
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT = REPO / "tests" / "contract"
@@ -54,21 +53,6 @@ EXC_TYPE = {"PAL101": "TypeError", "PAL102": "TypeError"}  # the rest: ValueErro
 # "lowering": raised only when lowering for TPU (jax.export with platforms=["tpu"]).
 STAGE = {code: "trace" for code in JAX_WORDS} | {
     "PAL106": "lowering", "PAL201": "lowering", "PAL202": "lowering"}
-
-EXPECT = re.compile(r"#\s*expect:\s*(PAL\d{3}(?:\s*,\s*PAL\d{3})*)")
-
-
-def expectations(path: Path) -> list[tuple[int, str]]:
-    """(line, code) for each ``# expect: PALnnn`` comment (real comments only)."""
-    out = []
-    tokens = tokenize.generate_tokens(io.StringIO(path.read_text()).readline)
-    for tok in tokens:
-        if tok.type == tokenize.COMMENT:
-            m = EXPECT.search(tok.string)
-            if m:
-                out.extend((tok.start[0], c.strip()) for c in m.group(1).split(","))
-    return out
-
 
 def _id(path: Path) -> str:
     return path.stem
