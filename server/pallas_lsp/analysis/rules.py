@@ -86,6 +86,11 @@ RULES: dict[str, Rule] = {
              "`pl.semaphore_signal` on a semaphore no `pl.semaphore_wait` in the kernel waits on: the kernel ends "
              "with a non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel "
              "exit`).", JAX_SEMAPHORE_DOC, preview=True),
+        Rule("PAL306", "output-revisited", "error",
+             "An output's `index_map` ignores a grid axis marked \"parallel\" (cores race on the block), or "
+             "ignores an axis that comes before one it uses (the grid comes back to a block: JAX's TPU interpreter "
+             "raises `Revisited block ... of output ...`). A reduction axis must be \"arbitrary\" and last.",
+             JAX_GRID_DOC),
         Rule("PAL201", "block-tiling", "error",
              "A block's last two dimensions are neither divisible by 8 and 128 nor equal to the array's "
              "(`The Pallas TPU lowering currently requires that the last two dimensions of your block shape are "

@@ -12,6 +12,7 @@ from ..report import ContractFinding
 from .grid_axes import grid_axes
 from .layout import layout_of
 from .params import ParamBinding, parameter_bindings
+from .revisits import revisited_outputs
 from .rules import (
     block_rank,
     dimension_semantics,
@@ -25,7 +26,8 @@ from .tiling import block_tiling
 # The rules about the grid and the specs hold for `pallas_call`; `pl.kernel` (a mesh, no
 # grid) shares only the kernel's arity.
 # In JAX's order: one finding per place and rule family is kept, the first one.
-_GRID_RULES = (index_map_arity, block_rank, index_map_results, spec_trees, dimension_semantics, block_tiling)
+_GRID_RULES = (index_map_arity, block_rank, index_map_results, spec_trees, dimension_semantics, block_tiling,
+               revisited_outputs)
 
 
 @dataclass(frozen=True)
