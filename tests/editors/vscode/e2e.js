@@ -50,7 +50,9 @@ async function openFile(page, name) {
   await page.keyboard.press("Control+P");
   await page.waitForSelector(".quick-input-widget input", { timeout: 15000 });
   await page.keyboard.type(name, { delay: 20 });
-  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`, { timeout: 15000 });
+  // Enter opens the focused row: wait until the list has caught up with the whole name, or a
+  // recently opened file that matched the first letters would open instead
+  await page.waitForSelector(`.quick-input-list .monaco-list-row.focused[aria-label*="${name}"]`, { timeout: 15000 });
   await page.keyboard.press("Enter");
   await page.waitForSelector(`.tab[aria-label*="${name}"]`, { timeout: 15000 });
   log(`opened ${name}`);
