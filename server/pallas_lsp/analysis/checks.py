@@ -10,10 +10,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from .findings import Finding, FixData, Related, Span
+from .findings import Finding, FixData, Related
 from .index_choice import IndexSuggestion, index_elts, is_at, suggest_index
 from .pallas.indexing import indexed_text
 from .pallas.model import SemRole
+from .report import loc_span
 from .rules import RULES
 from .values import Loc, Sem, shape_text
 
@@ -172,12 +173,6 @@ def _slice_names(call, frame):
 
 
 # --------------------------------------------------------------------------- conversion
-
-def loc_span(loc: Loc) -> Span:
-    b, n = loc.block, loc.node
-    l0, l1 = n.lineno - 1, n.end_lineno - 1
-    return Span(b.start + l0, b.col(l0, n.col_offset), b.start + l1, b.col(l1, n.end_col_offset))
-
 
 def _line_no(loc: Loc | None) -> str | None:
     """'line 12', or 'common.py:12' for a place in another file."""

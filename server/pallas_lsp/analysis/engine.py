@@ -35,7 +35,7 @@ from .module import STAR_IMPORT, ModuleState, block_names
 from .pallas.invokers import invoke_kernel
 from .pallas.protocol import Protocol
 from .parse import Block, BlockList
-from .report import ContractFinding
+from .report import ContractFinding, loc_span
 from .suppression import apply_noqa
 from .workspace import package_of
 
@@ -214,7 +214,7 @@ class ModuleAnalyzer:
             return None
         _, block, node, sem = best
         return SemaphoreInfo(block.segment(node), sem.kind, sem.dims,
-                             checks.loc_span(sem.decl) if sem.decl is not None else None,
+                             loc_span(sem.decl) if sem.decl is not None else None,
                              sem.decl.path if sem.decl is not None else None)
 
     def parameter_notes(self) -> list[ParamNote]:

@@ -13,10 +13,10 @@ from .values import Loc
 
 
 def loc_span(loc: Loc) -> Span:
+    """The document span of `loc`'s node (its block's offset and columns applied)."""
     b, n = loc.block, loc.node
-    l0, l1 = n.lineno - 1, n.end_lineno - 1  # type: ignore[attr-defined]
-    return Span(b.start + l0, b.col(l0, n.col_offset), b.start + l1,  # type: ignore[attr-defined]
-                b.col(l1, n.end_col_offset))  # type: ignore[attr-defined]
+    l0, l1 = n.lineno - 1, n.end_lineno - 1
+    return Span(b.start + l0, b.col(l0, n.col_offset), b.start + l1, b.col(l1, n.end_col_offset))
 
 
 def header_span(loc: Loc) -> Span:

@@ -11,7 +11,7 @@ from typing import Any
 from ..interp.functions import resolve_lazy
 from ..pallas.values import ArraySpecV, BlockSpecV, CompilerParamsV
 from ..report import ContractFinding, ContractNote
-from ..values import Const, Func, Loc, Mapping, Seq, shape_text
+from ..values import Func, Loc, Mapping, Seq, shape_text
 from .layout import Layout, Ref, RefRole, leaves
 from .suggest import add_parameters, remove_parameters, semantics_fixes
 
@@ -270,7 +270,3 @@ def dimension_semantics(layout: Layout) -> Iterator[ContractFinding]:
         f"Length of grid does not match length of dimension semantics. len(grid)={rank}, "
         f"len(dimension_semantics)={len(sem.items)}: give one of \"parallel\" / \"arbitrary\" per grid axis.",
         _call_note(layout), semantics_fixes(params.semantics_loc, rank))
-
-
-def _const_int(value: Any) -> int | None:
-    return value.value if isinstance(value, Const) and type(value.value) is int else None
