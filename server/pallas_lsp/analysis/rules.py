@@ -86,6 +86,11 @@ RULES: dict[str, Rule] = {
              "`pl.semaphore_signal` on a semaphore no `pl.semaphore_wait` in the kernel waits on: the kernel ends "
              "with a non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel "
              "exit`).", JAX_SEMAPHORE_DOC, preview=True),
+        Rule("PAL305", "dma-shape-mismatch", "error",
+             "A DMA whose source and destination differ in element type or shape where both are known (scratch "
+             "buffers, blocks, `out_shape`, static `.at[...]` views): Mosaic's verifier rejects it when it compiles "
+             "the kernel for a TPU (`DMA source and target element type mismatch` / `DMA source and target shape "
+             "mismatch.`).", JAX_SEMAPHORE_DOC),
         Rule("PAL306", "output-revisited", "error",
              "An output's `index_map` ignores a grid axis marked \"parallel\" (cores race on the block), or "
              "ignores an axis that comes before one it uses (the grid comes back to a block: JAX's TPU interpreter "

@@ -313,7 +313,7 @@ def join(a, b):
     if isinstance(a, Api) and isinstance(b, Api) and a.qname == b.qname:
         return a
     if isinstance(a, SliceV) and isinstance(b, SliceV):
-        return a
+        return a if a == b else SLICE   # a slice; its length differs between the paths
     if isinstance(a, Descriptor) and isinstance(b, Descriptor):
         return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
                           a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt, a.context)
@@ -362,9 +362,10 @@ def map_sems(value, fn, depth=0):
     return value
 
 
-def allocate(value, depth=0):
+def allocate(value, depth=0, leaf=None):
     """What Pallas passes to the kernel for a scratch / scoped type: SemTypes become Sem
-    refs, pytrees keep their structure, anything else (VMEM buffers, ...) is unknown."""
+    refs, pytrees keep their structure, anything else is `leaf(value)` (the caller's
+    buffers) or unknown."""
     if isinstance(value, SemType):
         return Sem(value.kind, value.dims, value.decl, scalar_decl=value.scalar_decl)
     if isinstance(value, Api):
@@ -375,13 +376,13 @@ def allocate(value, depth=0):
     if depth > 8:
         return UNKNOWN
     if isinstance(value, Seq):
-        return Seq(tuple(allocate(v, depth + 1) for v in value.items), value.is_list)
+        return Seq(tuple(allocate(v, depth + 1, leaf) for v in value.items), value.is_list)
     if isinstance(value, Mapping):
-        return Mapping({k: allocate(v, depth + 1) for k, v in value.items.items()})
+        return Mapping({k: allocate(v, depth + 1, leaf) for k, v in value.items.items()})
     if isinstance(value, Instance) and value.cls.is_dataclass:
         # A registered dataclass of scratch types arrives as the same dataclass of refs.
-        return Instance(value.cls, {k: allocate(v, depth + 1) for k, v in value.fields.items()})
-    return UNKNOWN
+        return Instance(value.cls, {k: allocate(v, depth + 1, leaf) for k, v in value.fields.items()})
+    return leaf(value) if leaf is not None else UNKNOWN
 
 
 def shape_text(dims: tuple | None) -> str:

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..pallas import dispatch
+from ..pallas.buffers import view
 from ..pallas.indexing import index_sem
+from ..pallas.values import BufferRef
 from ..symbols import child
 from ..values import (
     SCALAR,
@@ -116,6 +118,8 @@ class Interpreter(StatementInterpreter):
                 v = index_sem(self, base, node.slice, frame)
                 self._see(node, v, frame)
                 return v
+            if isinstance(base, BufferRef):
+                return view(self, base, node.slice, frame)
             self.eval(node.slice, frame)
             return UNKNOWN
         base = self.eval(base_node, frame)
@@ -130,7 +134,7 @@ class Interpreter(StatementInterpreter):
             return base if isinstance(node.slice, ast.Slice) else base.item
         if isinstance(base, Mapping) and isinstance(idx, Const):
             return base.items.get(idx.value, UNKNOWN)
-        if base is UNKNOWN and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+        if (base is UNKNOWN or isinstance(base, BufferRef)) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             return SCALAR  # an element read from a ref or array (`idx_ref[i]`): a number
         # `sem[i]` reads the semaphore's value: not a ref, not our concern.
         return UNKNOWN

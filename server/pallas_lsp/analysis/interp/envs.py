@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..pallas.values import BufferRef
 from ..values import (
     UNKNOWN,
     Const,
@@ -65,6 +66,8 @@ def signature(value: Any, depth: int = 0) -> Any:
         return (type(value).__name__, tuple(signature(v, depth + 1) for v in value.items))
     if isinstance(value, str):
         return value
+    if isinstance(value, BufferRef):   # a fresh one each time a kernel runs: alike by what is known
+        return ("B", value.dims, value.open, value.dtype, id(value.decl.node) if value.decl is not None else None)
     return id(value)
 
 

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import re
 
-from .model import Action, Api, ApiKind, CheckedCall, Invoker, SemaphoreType, Spec
+from .model import (
+    Action,
+    Api,
+    ApiKind,
+    Binding,
+    CheckedCall,
+    Invoker,
+    SemaphoreType,
+    Spec,
+)
 from .registry import ENTRIES, LEGACY, REGISTRY, entries_of
 
 _PALLAS_ROOTS = ("pl", "pltpu", "plgpu")
@@ -67,6 +76,13 @@ def _candidate_pattern() -> bytes:
 # The CLI's byte prefilter: a file that spells none of these holds no Pallas code we check.
 CANDIDATE = re.compile(_candidate_pattern(), re.IGNORECASE)
 
+# How the DMAs whose source and destination are checked (PAL305) are spelled, and the
+# invokers that allocate scratch inside a kernel (where such a DMA's semaphore may come from).
+COPY_WORDS = frozenset(creator_word(e) for e in entries_of(ApiKind.CHECKED_CALL)
+                       if isinstance(e, CheckedCall) and e.copies is not None)
+SCOPED_WORDS = frozenset(creator_word(e) for e in ENTRIES
+                         if isinstance(e, Invoker) and e.binding in (Binding.RUN_SCOPED, Binding.WITH_SCOPED))
+
 # How index keepers (`pl.ds`, `pl.dslice`, `pl.Slice`, `slice`) are spelled when called.
 INDEX_KEEPER_WORDS = frozenset(creator_word(e) for e in entries_of(ApiKind.INDEX_KEEPER))
 
@@ -83,7 +99,9 @@ def supported_api_table() -> str:
 def _describe(entry: Api) -> str:
     if isinstance(entry, CheckedCall):
         rule = f" ({entry.rule})" if entry.action is not Action.BUILD else " (checked at `.start()`/`.wait()`)"
-        return f"{entry.describe()}{rule}"
+        copies = f"; `{entry.copies[0]}` and `{entry.copies[1]}` of one dtype and shape (PAL305)" \
+            if entry.copies else ""
+        return f"{entry.describe()}{rule}{copies}"
     if isinstance(entry, Invoker):
         return f"kernel invoker: `{entry.describe()}`"
     if isinstance(entry, Spec):

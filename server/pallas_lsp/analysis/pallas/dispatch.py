@@ -16,6 +16,7 @@ from .registry import DESCRIPTOR_METHODS, ENTRIES
 from .values import (
     ArraySpecV,
     AtProperty,
+    BufferRef,
     CoreMapDecorator,
     DescriptorCall,
     LoopDecorator,
@@ -112,10 +113,12 @@ def attribute(obj: Any, attr: str) -> Any:
         return DescriptorCall(obj, DESCRIPTOR_METHODS[attr])
     if isinstance(obj, SemType) and attr == "dtype":
         return Api(f"pltpu.SemaphoreType.{obj.kind}.dtype")
-    if isinstance(obj, ArraySpecV) and obj.shape is not None and all(type(d) is int for d in obj.shape):
+    shape = obj.shape if isinstance(obj, ArraySpecV) else obj.dims if isinstance(obj, BufferRef) and not obj.open \
+        else None
+    if shape is not None and all(type(d) is int for d in shape):
         if attr == "shape":
-            return Seq(tuple(Const(d) for d in obj.shape))
+            return Seq(tuple(Const(d) for d in shape))
         if attr == "ndim":
-            return Const(len(obj.shape))
+            return Const(len(shape))
     return UNKNOWN
 

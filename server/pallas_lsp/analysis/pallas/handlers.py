@@ -23,6 +23,7 @@ from ..values import (
     allocate,
     join,
 )
+from .buffers import check_copy
 from .kinds import check_kind
 from .model import (
     Action,
@@ -65,6 +66,11 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
                 note_event(ev.ctx, Event.SIGNAL if spec.effect is SemEffect.SIGNAL else Event.WAIT, arg.value,
                            call_loc)
         return UNKNOWN
+    if spec.copies is not None:
+        copy_src, copy_dst = (call.param(spec.position(name), name) for name in spec.copies)
+        if copy_src is not None and copy_dst is not None:
+            check_copy(ev.ctx, copy_src.value, copy_dst.value, _loc(frame, copy_src.node), _loc(frame, copy_dst.node),
+                       call_loc)
     dst, src = by_role.get(SemRole.DST), by_role.get(SemRole.SRC)
     desc = Descriptor(
         dst=dst.value if dst else UNKNOWN,

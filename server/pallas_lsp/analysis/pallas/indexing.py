@@ -65,7 +65,7 @@ def _part_of_value(v: Any) -> IndexPart | None:
     return None
 
 
-def _parts(ev: Evaluator, elts: list[ast.expr], frame: Frame) -> list[IndexPart] | None:
+def index_parts(ev: Evaluator, elts: list[ast.expr], frame: Frame) -> list[IndexPart] | None:
     """The index parts of `.at[e1, e2, ...]`, or None when how many dims they take is unknown."""
     parts: list[IndexPart] = []
     for e in elts:
@@ -97,7 +97,7 @@ def _parts(ev: Evaluator, elts: list[ast.expr], frame: Frame) -> list[IndexPart]
 def index_sem(ev: Evaluator, sem: Sem, slice_node: ast.expr, frame: Frame) -> Any:
     """`sem.at[...]`: the view's shape.  Chains compose because the result is a Sem."""
     elts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
-    parts = _parts(ev, elts, frame)
+    parts = index_parts(ev, elts, frame)
     if parts is None:
         return UNKNOWN
     if sem.decl is not None:

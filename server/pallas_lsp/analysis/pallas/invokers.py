@@ -20,6 +20,7 @@ from ..values import (
     Func,
     Loc,
     Mapping,
+    Partial,
     Sem,
     SemType,
     Seq,
@@ -27,9 +28,12 @@ from ..values import (
     allocate,
     map_sems,
 )
+from .buffers import io_buffers, scratch_buffer
+from .derived import COPY_WORDS, SCOPED_WORDS
 from .model import Binding, Invoker
 from .values import (
     ArraySpecV,
+    BufferRef,
     CompilerParamsV,
     CoreMapDecorator,
     GridSpecV,
@@ -145,9 +149,9 @@ def apply_pallas_call(ev: Evaluator, callable_: PallasCallable, call: CallArgs) 
 def _scratch_refs(scratch: Any) -> tuple[list[Arg] | None, dict[str, Arg]]:
     """(positional scratch refs, keyword scratch refs); None: how many is unknown."""
     if isinstance(scratch, (Seq, SeqTail)):
-        return [Arg(allocate(v)) for v in scratch.items], {}
+        return [Arg(allocate(v, leaf=scratch_buffer)) for v in scratch.items], {}
     if isinstance(scratch, Mapping):
-        return [], {str(k): Arg(allocate(v)) for k, v in scratch.items.items()}
+        return [], {str(k): Arg(allocate(v, leaf=scratch_buffer)) for k, v in scratch.items.items()}
     return None, {}
 
 
@@ -166,15 +170,19 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     if tail is not None:
         tail = _declared_where(tail, record.arg_locs.get(record.invoker.scratch[0]) if record.invoker.scratch else None)
     outs = None if isinstance(record.scratch, SeqTail) else record.outs  # a scratch tail binds from the end
-    if not any(holds_sem(a.value) for a in [*(tail or []), *kw.values(), *(operands or [])]) \
-            and not any(holds_sem(v) for v in (outs or [])):
-        # No semaphore reaches the kernel: running it with unknown refs finds nothing
-        # its own (standalone) entry does not.
+    scratch = [a.value for a in [*(tail or []), *kw.values()]]
+    buffers = io_buffers(record)
+    if not any(holds_sem(v) for v in [*scratch, *(a.value for a in operands or []), *(outs or [])]) \
+            and not _may_copy(record.kernel, scratch, buffers):
+        # No semaphore reaches the kernel, nor a buffer a DMA could copy: running it with
+        # unknown refs finds nothing its own (standalone) entry does not.
         return
     # Operands keep their values (a semaphore output of one pallas_call can be the
     # input of the next), but not the helper-call sites outside the kernel: a kernel
     # is where its refs are used.
     front: list[ArgOrStar] = [Arg(map_sems(a.value, lambda s: s.without_sites())) for a in operands or []]
+    if buffers is not None:
+        front, outs = _with_buffers(front, outs, buffers, record.num_scalar_prefetch or 0)
     if tail is None:
         args = [*front, STAR]
     elif outs is None or operands is None:
@@ -191,12 +199,40 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
 
 
+def _may_copy(kernel: Any, scratch: list, buffers: tuple[list, list] | None) -> bool:
+    """Whether a kernel no semaphore reaches may still run a DMA between buffers whose
+    shapes are static (PAL305 needs it run): its code spells a DMA and allocates scratch
+    (`run_scoped`), the only way its DMA gets a semaphore."""
+    while isinstance(kernel, Partial):
+        kernel = kernel.func
+    text = kernel.block.text if isinstance(kernel, Func) and kernel.block is not None else ""
+    if not (any(w in text for w in COPY_WORDS) and any(w in text for w in SCOPED_WORDS)):
+        return False
+    refs = [*scratch, *(buffers[0] + buffers[1] if buffers is not None else [])]
+    return any(isinstance(v, BufferRef) for v in refs)
+
+
+def _with_buffers(front: list[ArgOrStar], outs: list | None, buffers: tuple[list, list],
+                  n_prefetch: int) -> tuple[list[ArgOrStar], list | None]:
+    """The kernel's input and output refs, each unknown one (or array) replaced by its
+    buffer ref (outside the kernel the outputs stay arrays: `outs` is not changed in place)."""
+    inputs, outputs = buffers
+    if len(front) == n_prefetch + len(inputs):
+        front = front[:n_prefetch] + [Arg(buf) if isinstance(a, Arg) and (a.value is UNKNOWN or isinstance(
+                                          a.value, ArraySpecV)) and buf is not UNKNOWN else a
+                                      for a, buf in zip(front[n_prefetch:], inputs)]
+    if outs is not None and len(outs) == len(outputs):
+        outs = [buf if v is UNKNOWN else v for v, buf in zip(outs, outputs)]
+    return front, outs
+
+
 def run_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     first = call.positional(0)
     if first is None:
         return UNKNOWN
-    refs: list[ArgOrStar] = [Arg(allocate(a.value)) if isinstance(a, Arg) else STAR for a in call.args[1:]]
-    kw = {k: Arg(allocate(v.value)) for k, v in call.kwargs.items() if k != "collective_axes"}
+    refs: list[ArgOrStar] = [Arg(allocate(a.value, leaf=scratch_buffer)) if isinstance(a, Arg) else STAR
+                             for a in call.args[1:]]
+    kw = {k: Arg(allocate(v.value, leaf=scratch_buffer)) for k, v in call.kwargs.items() if k != "collective_axes"}
     _declare_scratch(ev.ctx, [a.value for a in refs if isinstance(a, Arg)] + [a.value for a in kw.values()])
     return ev.call(first.value, refs, kw, call.node, call.frame, helper=False)
 
@@ -299,8 +335,9 @@ def apply_with_scoped_decorator(ev: Evaluator, value: WithScopedDecorator, call:
     first = call.positional(0)
     if first is None:
         return UNKNOWN
-    refs: list[ArgOrStar] = [Arg(allocate(a.value)) if isinstance(a, Arg) else STAR for a in value.types]
-    kwrefs = {k: Arg(allocate(v.value)) for k, v in value.kwtypes.items()}
+    refs: list[ArgOrStar] = [Arg(allocate(a.value, leaf=scratch_buffer)) if isinstance(a, Arg) else STAR
+                             for a in value.types]
+    kwrefs = {k: Arg(allocate(v.value, leaf=scratch_buffer)) for k, v in value.kwtypes.items()}
     return WithScoped(first.value, refs, kwrefs)
 
 
@@ -316,10 +353,11 @@ def apply_core_map(ev: Evaluator, value: CoreMapDecorator, call: CallArgs) -> An
         return UNKNOWN
     scratch = value.scratch.value if value.scratch is not None else Seq(())
     if isinstance(scratch, Mapping):
-        ev.call(first.value, [], {str(k): Arg(allocate(v)) for k, v in scratch.items.items()}, call.node,
-                call.frame, helper=False)
+        ev.call(first.value, [], {str(k): Arg(allocate(v, leaf=scratch_buffer)) for k, v in scratch.items.items()},
+                call.node, call.frame, helper=False)
     elif isinstance(scratch, Seq):
-        ev.call(first.value, [Arg(allocate(v)) for v in scratch.items], {}, call.node, call.frame, helper=False)
+        ev.call(first.value, [Arg(allocate(v, leaf=scratch_buffer)) for v in scratch.items], {}, call.node,
+                call.frame, helper=False)
     else:
         ev.call(first.value, [STAR], {}, call.node, call.frame, helper=False)
     return UNKNOWN

@@ -112,6 +112,7 @@ class CheckedCall(Api):
     deprecated_for: str | None = None
     kinds: frozenset[str] | None = None   # the semaphore kinds JAX accepts (None: not checked)
     effect: SemEffect | None = None       # on the semaphore's count (None: none we track)
+    copies: tuple[str, str] | None = None  # a DMA's (source, destination) parameters: checked alike
 
     @property
     def kind(self) -> ApiKind:

@@ -27,6 +27,7 @@ _COPY = ("src_ref", "dst_ref", "sem")
 _REMOTE = ("src_ref", "dst_ref", "send_sem", "recv_sem", "device_id", "device_id_type")
 _COPY_SEMS = (SemParam("sem", SemRole.DST),)
 _REMOTE_SEMS = (SemParam("recv_sem", SemRole.DST), SemParam("send_sem", SemRole.SRC))  # JAX checks dst first
+_REFS = ("src_ref", "dst_ref")
 
 
 # The kinds JAX accepts (jax/_src/pallas: `check_sem_avals` for signal / wait, `dma_wait`).
@@ -47,10 +48,11 @@ def _signal_family(prefix: str, param: str, deprecated: bool = False) -> list[Ch
 
 
 CHECKED_CALLS: tuple[CheckedCall, ...] = (
-    CheckedCall("pltpu.make_async_copy", _COPY, _COPY_SEMS, Action.BUILD),
-    CheckedCall("pltpu.make_async_remote_copy", _REMOTE, _REMOTE_SEMS, Action.BUILD, remote=True),
-    CheckedCall("pltpu.async_copy", _COPY, _COPY_SEMS, Action.START, "PAL001"),
-    CheckedCall("pltpu.async_remote_copy", _REMOTE, _REMOTE_SEMS, Action.START, "PAL001", remote=True),
+    CheckedCall("pltpu.make_async_copy", _COPY, _COPY_SEMS, Action.BUILD, copies=_REFS),
+    CheckedCall("pltpu.make_async_remote_copy", _REMOTE, _REMOTE_SEMS, Action.BUILD, remote=True, copies=_REFS),
+    CheckedCall("pltpu.async_copy", _COPY, _COPY_SEMS, Action.START, "PAL001", copies=_REFS),
+    CheckedCall("pltpu.async_remote_copy", _REMOTE, _REMOTE_SEMS, Action.START, "PAL001", remote=True,
+                copies=_REFS),
     *_signal_family("pl", "sem_or_view"),
     CheckedCall("pl.semaphore_read", ("sem_or_view",), (SemParam("sem_or_view", SemRole.SEM),), Action.CHECK,
                 "PAL003", "read"),

@@ -94,6 +94,17 @@ class PallasCallable:
 
 
 @dataclass(frozen=True, eq=False)
+class BufferRef:
+    """A ref to an array buffer the kernel gets (a scratch buffer, an input or output
+    block) or a view of one, with what is static of it (`pallas.buffers`)."""
+
+    dims: tuple                   # the leading dims: ints, or "?" for a length that is not static
+    open: bool                    # more dims, of unknown number, follow (a whole input array)
+    dtype: str | None             # the dtype's name ("float32") when static
+    decl: Loc | None = None       # where it is declared (a scratch type, a spec, out_shape)
+
+
+@dataclass(frozen=True, eq=False)
 class AtProperty:
     """`sems.at`: indexed with `[...]` it makes a view (`pallas.indexing`)."""
 
@@ -148,4 +159,3 @@ class Passthrough:
 
 PALLAS_CALLABLES = (PallasCallable, DescriptorCall, WhenDecorator, LoopDecorator, WithScopedDecorator, WithScoped,
                     CoreMapDecorator, Pipeline, Passthrough, AtProperty)
-PALLAS_VALUES = PALLAS_CALLABLES + (ArraySpecV, BlockSpecV, GridSpecV, CompilerParamsV)

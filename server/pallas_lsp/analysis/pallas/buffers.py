@@ -1,0 +1,149 @@
+"""The array refs a kernel gets (scratch buffers, input and output blocks), their views
+(`ref.at[...]`), and rule PAL305: a DMA whose source and destination differ in shape or
+element type.
+
+A ref's shape is known from the front: a whole input array of unknown shape is `open`,
+and `x_hbm.at[pl.ds(i, 8)]` is then (8, ...).  Mosaic's verifier (`tpu.enqueue_dma`)
+wants the same element type and exactly the same shape on both sides; the rule speaks
+where the known dims already differ.  (JAX's TPU interpreter on a CPU catches only a
+source shorter than its destination, or another dtype: it truncates a longer source.)
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..contract.layout import RefRole, layout_of
+from ..interp.frame import Context, Evaluator, Frame
+from ..report import ContractFinding, ContractNote
+from ..values import UNKNOWN, Loc, shape_text
+from .indexing import IndexKind, IndexPart, index_parts, view_dims
+from .values import ArraySpecV, BlockSpecV, BufferRef, PallasCall
+
+# The dtype names JAX spells the same in `jnp`, `np` and `jax.numpy`.
+_DTYPES = frozenset({
+    "float32", "float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "bool_", "float8_e4m3fn", "float8_e5m2", "float8_e4m3b11fnuz", "int4", "uint4",
+})
+_DTYPE_MODULES = ("jnp.", "np.", "jax.numpy.", "numpy.")
+
+
+def dtype_name(text: str | None) -> str | None:
+    """`jnp.float32` -> "float32"; None for anything else (a variable, `x.dtype`)."""
+    if text is None:
+        return None
+    for prefix in _DTYPE_MODULES:
+        if text.startswith(prefix) and text[len(prefix):] in _DTYPES:
+            return text[len(prefix):]
+    return None
+
+
+def _static_dims(shape: tuple | None) -> tuple | None:
+    """A declared shape with "?" where a length is not static (None: rank unknown)."""
+    return None if shape is None else tuple(d if type(d) is int else "?" for d in shape)
+
+
+def scratch_buffer(value: Any) -> Any:
+    """What the kernel gets for a scratch type that is not a semaphore: a buffer ref for
+    `pltpu.VMEM(shape, dtype)` and the other memory spaces, else UNKNOWN."""
+    if not isinstance(value, ArraySpecV) or value.space is None:
+        return UNKNOWN
+    dims = _static_dims(value.shape)
+    return UNKNOWN if dims is None else BufferRef(dims, False, dtype_name(value.dtype), value.loc)
+
+
+def block_buffer(array: Any, spec: Any, whole: bool) -> Any:
+    """The ref of an input or output: its block when `spec` gives a static block shape,
+    the whole array when the spec gives none (or `whole`: no specs given at all)."""
+    array = array if isinstance(array, ArraySpecV) else None
+    dtype = dtype_name(array.dtype) if array is not None else None
+    if isinstance(spec, BlockSpecV) and spec.block_shape is not None:
+        if not all(d is None or type(d) is int for d in spec.block_shape):
+            return UNKNOWN   # `pl.Squeezed()`, `pl.Element(n)` or a variable: the rank is not static
+        return BufferRef(tuple(d for d in spec.block_shape if d is not None), False, dtype, spec.loc)
+    if not (whole or isinstance(spec, BlockSpecV)):
+        return UNKNOWN
+    dims = _static_dims(array.shape) if array is not None else None
+    decl = array.loc if array is not None else None
+    return BufferRef((), True, dtype, decl) if dims is None else BufferRef(dims, False, dtype, decl)
+
+
+# --------------------------------------------------------------------------- views
+
+def view(ev: Evaluator, buf: BufferRef, slice_node: ast.expr, frame: Frame) -> Any:
+    """`buf.at[...]`: the view's shape as far as it is known."""
+    elts = slice_node.elts if isinstance(slice_node, ast.Tuple) else [slice_node]
+    parts = index_parts(ev, elts, frame)
+    if parts is None:
+        return UNKNOWN
+    if buf.open:
+        dims = _open_view(buf.dims, parts)
+        return UNKNOWN if dims is None else BufferRef(dims, True, buf.dtype, buf.decl)
+    dims = view_dims(buf.dims, parts)
+    return UNKNOWN if dims is None else BufferRef(dims, False, buf.dtype, buf.decl)
+
+
+def _open_view(dims: tuple, parts: list[IndexPart]) -> tuple | None:
+    """The known leading dims of a view of an array whose rank is unknown (None: `...`
+    makes the positions unknown)."""
+    if any(p.kind is IndexKind.ELLIPSIS for p in parts):
+        return None
+    padded = tuple(dims) + ("?",) * max(0, len(parts) - len(dims))
+    head = view_dims(padded[:len(parts)], parts)
+    return None if head is None else head + tuple(padded[len(parts):])
+
+
+# --------------------------------------------------------------------------- the rule
+
+def shapes_differ(src: BufferRef, dst: BufferRef) -> bool:
+    """Whether two refs' shapes differ whatever their unknown parts are."""
+    if any(a != b and a != "?" and b != "?" for a, b in zip(src.dims, dst.dims)):
+        return True
+    if src.open and dst.open:
+        return False
+    if src.open or dst.open:   # an open side has at least as many dims as it knows
+        known, closed = (src, dst) if src.open else (dst, src)
+        return len(known.dims) > len(closed.dims)
+    return len(src.dims) != len(dst.dims)
+
+
+def _describe(buf: BufferRef) -> str:
+    shape = shape_text(buf.dims)
+    if buf.open:
+        shape = shape[:-1].rstrip(",") + (", ...)" if buf.dims else "...)")
+    return f"{shape} {buf.dtype}" if buf.dtype else shape
+
+
+def check_copy(ctx: Context, src: Any, dst: Any, src_at: Loc | None, dst_at: Loc | None, at: Loc | None) -> None:
+    """PAL305 at the DMA call `at` when its source and destination cannot match (Mosaic
+    checks the element type first)."""
+    if ctx.silent or at is None or at.path is not None or not isinstance(src, BufferRef) \
+            or not isinstance(dst, BufferRef):
+        return
+    dtype_bad = src.dtype is not None and dst.dtype is not None and src.dtype != dst.dtype
+    if not dtype_bad and not shapes_differ(src, dst):
+        return
+    src_text = src_at.block.segment(src_at.node) if src_at is not None else "the source"
+    dst_text = dst_at.block.segment(dst_at.node) if dst_at is not None else "the destination"
+    head = "DMA source and target element type mismatch" if dtype_bad else "DMA source and target shape mismatch"
+    tail = ": a DMA copies bytes, it does not convert; copy into a buffer of the source's dtype and cast the " \
+           "loaded value." if dtype_bad else ": a DMA copies a block as it is; make both sides the same shape."
+    message = f"{head}: `{src_text}` is {_describe(src)}, `{dst_text}` is {_describe(dst)}{tail}"
+    notes = tuple(ContractNote(b.decl, f"the {side} is declared here") for side, b in
+                  (("source", src), ("destination", dst)) if b.decl is not None and b.decl.path is None)
+    ctx.rule_findings.append(ContractFinding("PAL305", at, message, notes))
+
+
+# --------------------------------------------------------------------------- a kernel's refs
+
+def io_buffers(record: PallasCall) -> tuple[list, list] | None:
+    """The refs a pallas_call's kernel gets for its inputs and its outputs, in order
+    (UNKNOWN where not static); None when their number is unknown."""
+    layout = layout_of(record)
+    if layout.refs is None:
+        return None
+    inputs = [block_buffer(r.array, r.spec, record.in_specs is None) for r in layout.refs if r.role is RefRole.INPUT]
+    outputs = [block_buffer(r.array, r.spec, record.out_specs is None)
+               for r in layout.refs if r.role is RefRole.OUTPUT]
+    return inputs, outputs
