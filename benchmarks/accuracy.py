@@ -22,11 +22,15 @@
 5. The ``pallas_call`` contract families (``benchmarks/contract_mutants.py``: kernel
    parameters, block dims, grid rank, index maps; rules PAL101-PAL107, PAL201, PAL202)
    run afterwards, judged by JAX with ``--jax``; ``--no-contract`` skips them.
+6. The DMA / semaphore protocol families (``benchmarks/protocol_mutants.py``: delete a
+   wait, swap a semaphore type, drop an output index-map term, change one DMA side's
+   size; rules PAL301-PAL306) on the protocol corpus, judged by JAX's TPU interpreter
+   with ``--jax``; ``--no-protocol`` skips them.
 
 ``--strict`` (CI) exits 1 when there is a false error or the catch rate is below 95%,
 or (with ``--jax``) when the analyzer's error/warning verdict disagrees with JAX or a
 safe fix does not run clean; the contract families fail it below 95% flagged or on any
-false error.
+false error, the protocol families below 90% (PAL301, PAL305, PAL306) or on any false error.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracle")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import contract_mutants
+import protocol_mutants
 from oracle_lib import (
     CORPUS,
     EXAMPLES,
@@ -263,6 +268,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT", help="write every result as JSON")
     ap.add_argument("--no-contract", action="store_true",
                     help="skip the pallas_call contract families (benchmarks/contract_mutants.py)")
+    ap.add_argument("--no-protocol", action="store_true",
+                    help="skip the DMA / semaphore protocol families (benchmarks/protocol_mutants.py)")
     args = ap.parse_args(argv)
     if args.jax and not jax_available():
         print("--jax needs JAX: pip install -e '.[oracle]'", file=sys.stderr)
@@ -333,11 +340,15 @@ def run(args, workspace, modules, tmp: Path) -> int:
     if args.json:
         write_json(args.json, modules, direct, indirect, false_errors, false_warnings, rate)
     contract_failed = 0 if args.no_contract else contract_mutants.run(args.jax, args.jobs, strict=args.strict)
+    protocol_failed = 0
+    if not args.no_protocol:
+        print("\nDMA / semaphore protocol mutants (benchmarks/protocol_mutants.py)")
+        protocol_failed = protocol_mutants.run(args.jax, args.strict)
     unclean = [r for r in direct if r.get("fix_run") not in (None, "clean", "not run")]
     if args.strict and (false_errors or rate < CATCH_GOAL or disagreements or unclean):
         print("FAIL (--strict)")
         return 1
-    return contract_failed
+    return contract_failed or protocol_failed
 
 
 def report(args, modules, direct, indirect, false_errors, false_warnings, rate, analysis_s):
