@@ -7,7 +7,7 @@ Every construct comes as a pair: the broken kernel (JAX raises `Cannot signal on
 non-()-shaped semaphore: S` when tracing it; the finding is expected at that line with
 shape S) and its correct twin (JAX traces it; no finding)."""
 
-from .helpers import found, line_of
+from .helpers import analyze, found, line_of
 
 HEAD = """
 import dataclasses
@@ -498,3 +498,45 @@ def test_namedtuple_replace():
 def test_namedtuple_replace_correct():
     assert found(_pair(NAMEDTUPLE_REPLACE.format(load="load_sems.at[3]"), "[DMA((4,)), DMA]")) == []
 
+
+
+# ---------------------------------------------------------------- pytrees and dict views
+
+TREE_MAP = """
+def kernel(x_hbm, o_hbm, sems):
+    slots = (sems.at[0], {second})
+    jax.tree.map(lambda sem: copy(x_hbm, o_hbm, sem), slots)  # each leaf
+"""
+
+
+def test_tree_map_calls_the_function_on_each_leaf():
+    _one(_pair(TREE_MAP.format(second="sems.at[1]"), "[DMA((2, 3))]"), "# each leaf", (3,))
+    assert found(_pair(TREE_MAP.format(second="sems.at[1, 0]").replace("sems.at[0]", "sems.at[0, 2]"))) == []
+
+
+def test_tree_util_tree_map_lines_up_several_trees():
+    body = """
+def kernel(x_hbm, o_hbm, sems):
+    srcs, dsts = {"k": x_hbm, "v": x_hbm}, {"k": o_hbm, "v": o_hbm}
+    slots = {"k": sems.at[0, 1], "v": {v}}
+    descs = jax.tree_util.tree_map(pltpu.make_async_copy, srcs, dsts, slots)  # each copy
+    for desc in descs.values():
+        desc.start()
+"""
+    src = _pair(body.replace("{v}", "sems.at[1]"))
+    _one(src, "# each copy", (3,))   # where the DMA is made: no argument there to index
+    f = analyze(src)[0]
+    assert "the semaphore `jax.tree_util.tree_map(" in f.message and f.fix is None
+    assert found(_pair(body.replace("{v}", "sems.at[1, 1]"))) == []
+
+
+def test_dict_views_in_order():
+    body = """
+def kernel(x_hbm, o_hbm, sems):
+    rows = {"k": sems.at[0], "v": sems.at[1]}
+    for name, row in rows.items():
+        copy(x_hbm, o_hbm, {row})  # by item
+"""
+    _one(_pair(body.replace("{row}", "row")), "# by item", (3,))
+    assert found(_pair(body.replace("{row}", "row.at[2]"))) == []
+    assert found(_pair(body.replace("rows.items()", "zip(rows.keys(), rows.values())").replace("{row}", "row.at[2]"))) == []

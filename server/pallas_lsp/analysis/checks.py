@@ -231,8 +231,9 @@ def to_finding(raw: RawFinding) -> Finding:
     else:
         head = f"Cannot {raw.verb} on a non-()-shaped semaphore: {shape}"
         tail = ""
-    what = (f"`{short}` is a {kind} array of shape {shape}" if sem.dims is not None
-            else f"`{short}` is a {kind} array on every path (its shape depends on the path)")
+    subject = f"`{short}`" if raw.at is not raw.call else f"the semaphore `{short}` gets"   # no argument to name
+    what = (f"{subject} is a {kind} array of shape {shape}" if sem.dims is not None
+            else f"{subject} is a {kind} array on every path (its shape depends on the path)")
     decl_line = _line_no(sem.decl)
     if decl_line is not None:
         what += f" (declared at {decl_line})"
@@ -252,7 +253,7 @@ def to_finding(raw: RawFinding) -> Finding:
         related.append(Related(loc_span(raw.via.use), f"`{raw.via.helper}` uses the semaphore here", raw.via.use.path))
 
     fix = None
-    if raw.at.path is None:
+    if raw.at.path is None and raw.at is not raw.call:   # an expression to index or guard
         stmt = raw.stmt or raw.at
         stmt_line = stmt.block.start + stmt.node.lineno - 1
         line_text = stmt.block.lines[stmt.node.lineno - 1] if stmt.node.lineno - 1 < len(stmt.block.lines) else ""

@@ -181,6 +181,20 @@ def _dict(ev: Evaluator, call: CallArgs) -> Any:
     return Mapping({k: v.value for k, v in call.kwargs.items()})
 
 
+def _dict_view(part: str) -> Builtin:
+    """`d.keys()` / `d.values()` / `d.items()` of a known dict, in its order."""
+    def view(ev: Evaluator, call: CallArgs) -> Any:
+        d = call.value(0)
+        if not isinstance(d, Mapping) or len(call.args) != 1:
+            return UNKNOWN
+        if part == "keys":
+            return Seq(tuple(Const(k) for k in d.items), True)
+        if part == "values":
+            return Seq(tuple(d.items.values()), True)
+        return Seq(tuple(Seq((Const(k), v)) for k, v in d.items.items()), True)
+    return view
+
+
 BUILTINS: dict[str, Builtin] = {
     "functools.partial": _partial,
     "range": _range,
@@ -196,6 +210,9 @@ BUILTINS: dict[str, Builtin] = {
     "next": _next,
     "dataclasses.replace": _replace,
     "len": _len,
+    "dict.keys": _dict_view("keys"),
+    "dict.values": _dict_view("values"),
+    "dict.items": _dict_view("items"),
     "tuple": _sequence(False),
     "list": _sequence(True),
     "dict": _dict,

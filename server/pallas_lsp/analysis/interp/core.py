@@ -48,6 +48,9 @@ from .statements import StatementInterpreter
 Comprehension = ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
 
 
+_DICT_VIEWS = ("keys", "values", "items")
+
+
 class Interpreter(StatementInterpreter):
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
@@ -99,6 +102,8 @@ class Interpreter(StatementInterpreter):
         if isinstance(obj, ClassV):
             v = obj.lookup(attr)
             return v if v is not None else UNKNOWN
+        if isinstance(obj, Mapping) and attr in _DICT_VIEWS:   # `d.values()`: bound to the dict
+            return Partial(Api(f"dict.{attr}"), (Arg(obj, None),))
         if isinstance(obj, SuperProxy):
             for base in obj.owner.bases:
                 v = base.lookup(attr)

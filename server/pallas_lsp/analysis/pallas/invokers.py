@@ -17,13 +17,16 @@ from ..values import (
     SCALAR,
     UNKNOWN,
     Api,
+    Const,
     Func,
+    Iter,
     Loc,
     Mapping,
     Partial,
     Sem,
     SemType,
     Seq,
+    SeqOf,
     SeqTail,
     allocate,
     map_sems,
@@ -292,6 +295,33 @@ def switch(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     return UNKNOWN
 
 
+def tree_map(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
+    """`jax.tree.map(f, tree, *rest)`: `f` on each leaf (a ref, a descriptor: anything but
+    a tuple, list or dict; `None` is an empty subtree), the results in `tree`'s structure."""
+    vals = call.values()
+    if len(vals) < 2 or call.has_star:
+        return UNKNOWN
+    return _map_leaves(ev, vals[0], vals[1:], call, 0)
+
+
+def _map_leaves(ev: Evaluator, f: Any, trees: list, call: CallArgs, depth: int) -> Any:
+    first = trees[0]
+    if depth < 6 and isinstance(first, Seq) and not isinstance(first, Iter) \
+            and all(isinstance(t, Seq) and len(t.items) == len(first.items) for t in trees):
+        return Seq(tuple(_map_leaves(ev, f, [t.items[i] for t in trees], call, depth + 1)
+                         for i in range(len(first.items))), first.is_list)
+    if depth < 6 and isinstance(first, SeqOf) and all(isinstance(t, SeqOf) for t in trees):
+        return SeqOf(_map_leaves(ev, f, [t.item for t in trees], call, depth + 1))
+    if depth < 6 and isinstance(first, Mapping) and all(isinstance(t, Mapping) and t.items.keys() == first.items.keys()
+                                                        for t in trees):
+        return Mapping({k: _map_leaves(ev, f, [t.items[k] for t in trees], call, depth + 1) for k in first.items})
+    if isinstance(first, Const) and first.value is None:
+        return first
+    if isinstance(first, (Seq, SeqOf, SeqTail, Mapping)):   # structures that do not line up
+        return UNKNOWN
+    return ev.call(f, [Arg(t) for t in trees], {}, call.node, call.frame, helper=False)
+
+
 INVOKER_HANDLERS = {
     Binding.PALLAS_CALL: pallas_call,
     Binding.KERNEL: pallas_call,
@@ -305,6 +335,7 @@ INVOKER_HANDLERS = {
     Binding.WHILE_LOOP: while_loop,
     Binding.COND: cond,
     Binding.SWITCH: switch,
+    Binding.TREE_MAP: tree_map,
 }
 
 

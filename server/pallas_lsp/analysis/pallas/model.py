@@ -75,6 +75,7 @@ class Binding(Enum):
     WHILE_LOOP = "cond(carry), body(carry)"
     COND = "true_fun(*operands), false_fun(*operands)"
     SWITCH = "each branch(*operands)"
+    TREE_MAP = "f(*leaves) for each leaf of the trees, results in the first tree's structure"
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,8 @@ INVOKERS: tuple[Invoker, ...] = (
     Invoker("jax.lax.while_loop", Binding.WHILE_LOOP, ("cond_fun", "body_fun", "init_val")),
     Invoker("jax.lax.cond", Binding.COND, ("pred", "true_fun", "false_fun")),
     Invoker("jax.lax.switch", Binding.SWITCH, ("index", "branches")),
+    Invoker("jax.tree.map", Binding.TREE_MAP, ("f", "tree")),
+    Invoker("jax.tree_util.tree_map", Binding.TREE_MAP, ("f", "tree")),
 )
 
 _PASSTHROUGH = ("jax.named_scope", "jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat",
