@@ -46,3 +46,21 @@ def test_preview_rules_are_off_by_default():
     path = PROTOCOL / "pal302_bias_unwaited_bug.py"
     assert not {f.code for f in analyze_source(path.read_text(), str(path))} & {"PAL302", "PAL303", "PAL304"}
     assert "PAL302" in {f.code for f in analyze_source(path.read_text(), str(path), preview=True)}
+
+
+def test_the_wait_fix_is_a_choice_for_local_copies_only():
+    from pallas_lsp.analysis.fixes import apply_edits, fixes_for, split_lines
+
+    def wait_fixes(name: str):
+        path = PROTOCOL / name
+        text = path.read_text()
+        f = next(f for f in analyze_source(text, str(path), preview=True) if f.code == "PAL302")
+        return text, [x for x in fixes_for(f, split_lines(text)) if x.title.startswith("Wait for the copy")]
+
+    text, fixes = wait_fixes("pal302_bias_unwaited_bug.py")
+    assert [x.title for x in fixes] == ["Wait for the copy right after starting it (`b_copy.wait()`)"]
+    assert not fixes[0].safe
+    new = apply_edits(text, fixes[0].edits).split("\n")
+    start = next(i for i, line in enumerate(new) if "b_copy.start()" in line)
+    assert new[start].endswith("# expect: PAL302") and new[start + 1] == "    b_copy.wait()"
+    assert wait_fixes("pal302_ring_shift_bug.py")[1] == []   # remote: wait_send or wait_recv, not a guess

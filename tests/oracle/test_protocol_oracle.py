@@ -282,3 +282,29 @@ def test_unmatched_signals_show_in_both_dma_modes(runs):
             assert rec["status"] == "leftover", f"{path.name} under {mode}: {_show(rec)}"
             modes.add(mode)
     assert modes == {"eager", "on_wait"}
+
+
+def test_the_wait_fix_makes_the_kernel_run_clean(tmp_path):
+    """PAL302's quick fix (wait right after a local `copy.start()`) applied to the bug
+    modules: JAX's TPU interpreter then runs each clean (eager DMAs, no count left)."""
+    if not _jax_available():
+        pytest.skip("JAX is not installed: pip install -e '.[oracle]'")
+    from pallas_lsp.analysis.engine import analyze_source
+    from pallas_lsp.analysis.fixes import apply_edits, fixes_for, split_lines
+
+    fixed = []
+    for path in _bugs("PAL302"):
+        text = path.read_text()
+        for f in analyze_source(text, str(path), preview=True):
+            waits = [x for x in fixes_for(f, split_lines(text)) if x.title.startswith("Wait for the copy")]
+            if f.code == "PAL302" and waits:
+                out = tmp_path / path.name.replace("_bug", "_fixed")
+                out.write_text(apply_edits(text, waits[0].edits))
+                fixed.append(out)
+    assert fixed, "no PAL302 bug module gets the wait fix"
+    proc = subprocess.run([sys.executable, str(RUNNER), *map(str, fixed)], env=dict(os.environ, JAX_PLATFORMS="cpu"),
+                          capture_output=True, text=True, timeout=600, check=True)
+    recs = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{") and '"status"' in line]
+    assert len(recs) == len(fixed), proc.stderr[-2000:]
+    for rec in recs:
+        assert rec["status"] == "ok" and not rec["semaphores"], _show(rec)

@@ -86,10 +86,10 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
     return desc
 
 
-def note_event(ctx: Any, event: Event, value: Any, at: Loc | None) -> None:
+def note_event(ctx: Any, event: Event, value: Any, at: Loc | None, remote: bool = False) -> None:
     """Tell the entry's semaphore ledger (not in code JAX never traces, nor silently)."""
     if ctx.protocol is not None and not ctx.silent and not ctx.uncalled:
-        ctx.protocol.record(event, value, at)
+        ctx.protocol.record(event, value, at, remote)
 
 
 def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod, frame: Frame,
@@ -104,7 +104,7 @@ def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod,
         checks.check_semaphore(ev.ctx, use, frame)
         check_kind(ev.ctx, value, method.kinds, "wait", _loc(frame, node) or use.at)   # JAX raises at the wait
         note_event(ev.ctx, Event.DMA_START if method.effect is SemEffect.SIGNAL else Event.DMA_WAIT, value,
-                   _loc(frame, node) if node is not None else desc.call)
+                   _loc(frame, node) if node is not None else desc.call, desc.remote)
 
 
 def declare(ev: Evaluator, spec: SemaphoreType, call: CallArgs) -> Any:

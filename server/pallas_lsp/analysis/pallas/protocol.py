@@ -13,11 +13,12 @@ silence."""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ..report import ContractFinding, ContractNote
+from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
 from ..values import Descriptor, Loc, Mapping, Sem, Seq, SeqTail, map_sems
 
 
@@ -58,6 +59,7 @@ class Protocol:
     ledgers: dict[int, SemLedger] = field(default_factory=dict)   # id(declaration node) -> ledger
     escaped: set[int] = field(default_factory=set)                # declarations handed to unknown code
     blind: set[Event] = field(default_factory=set)                # events on semaphores we do not know
+    remote_starts: set[int] = field(default_factory=set)          # id(node) of remote DMAs' starts
 
     def declare(self, value: Any) -> None:
         """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)."""
@@ -67,7 +69,9 @@ class Protocol:
             return sem
         map_sems(value, note)
 
-    def record(self, event: Event, value: Any, at: Loc | None) -> None:
+    def record(self, event: Event, value: Any, at: Loc | None, remote: bool = False) -> None:
+        if remote and at is not None:
+            self.remote_starts.add(id(at.node))
         if not isinstance(value, Sem):
             self.blind.add(event)
             return
@@ -96,18 +100,20 @@ class Protocol:
         out: list[ContractFinding] = []
         for key, ledger in self.ledgers.items():
             if key not in self.escaped:
-                out.extend(_judge(ledger, self.blind))
+                out.extend(_judge(ledger, self.blind, self.remote_starts))
         return out
 
 
-def _judge(ledger: SemLedger, blind: set[Event]) -> list[ContractFinding]:
+def _judge(ledger: SemLedger, blind: set[Event], remote_starts: set[int]) -> list[ContractFinding]:
     note = (ContractNote(ledger.decl, "the semaphore is declared here"),)
     out = []
     waited = (Event.DMA_WAIT, Event.WAIT)
     if Event.DMA_WAIT not in blind:
         for element in ledger.elements(Event.DMA_START):
             if not any(ledger.any(w, element) for w in waited):
-                out.append(ContractFinding("PAL302", ledger.at(Event.DMA_START, element)[0], _NEVER_WAITED, note))
+                start = ledger.at(Event.DMA_START, element)[0]
+                fix = _wait_after(start) if id(start.node) not in remote_starts else ()   # which wait: unsure
+                out.append(ContractFinding("PAL302", start, _NEVER_WAITED, note, fix))
     if Event.DMA_START not in blind:
         for element in ledger.elements(Event.DMA_WAIT):
             if not ledger.any(Event.DMA_START, element) and not ledger.any(Event.SIGNAL, element):
@@ -117,6 +123,26 @@ def _judge(ledger: SemLedger, blind: set[Event]) -> list[ContractFinding]:
             if not any(ledger.any(w, element) for w in waited):
                 out.append(ContractFinding("PAL304", ledger.at(Event.SIGNAL, element)[0], _SIGNAL_NEVER_WAITED, note))
     return out
+
+
+def _wait_after(start: Loc) -> tuple[ContractSuggestion, ...]:
+    """For a local `copy.start()` alone on its line: wait right after it (a choice:
+    correct, but the copy no longer overlaps anything; the author may rather wait later)."""
+    node, block = start.node, start.block
+    func = node.func if isinstance(node, ast.Call) else None
+    if start.path is not None or not isinstance(func, ast.Attribute) or func.attr != "start" \
+            or not isinstance(func.value, ast.Name) or node.lineno != node.end_lineno:
+        return ()
+    line = block.lines[node.lineno - 1] if node.lineno - 1 < len(block.lines) else ""
+    raw = line.encode()
+    rest = raw[node.end_col_offset:].decode(errors="replace").strip()
+    if raw[:node.col_offset].strip() or (rest and not rest.startswith("#")):
+        return ()
+    indent = line[: len(line) - len(line.lstrip())]
+    wait = f"{func.value.id}.wait()"
+    line_end = ast.Pass(lineno=node.lineno, col_offset=len(raw), end_lineno=node.lineno, end_col_offset=len(raw))
+    return (ContractSuggestion(f"Wait for the copy right after starting it (`{wait}`)",
+                               (Edit(Loc(block, line_end), f"\n{indent}{wait}", insert_after=True),)),)
 
 
 _NEVER_WAITED = (
