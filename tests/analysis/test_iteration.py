@@ -540,3 +540,24 @@ def kernel(x_hbm, o_hbm, sems):
     _one(_pair(body.replace("{row}", "row")), "# by item", (3,))
     assert found(_pair(body.replace("{row}", "row.at[2]"))) == []
     assert found(_pair(body.replace("rows.items()", "zip(rows.keys(), rows.values())").replace("{row}", "row.at[2]"))) == []
+
+
+# ---------------------------------------------------------------- optional scratch entries
+
+OPTIONAL = """
+def kernel(x_hbm, o_hbm, sems):
+    if sems is not None:
+        copy(x_hbm, o_hbm, {sem})  # the optional copy
+
+
+def run_optional(x, double):
+    scratch = [DMA((2, 3))] if double else [None]
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=scratch)(x)
+"""
+
+
+def test_a_semaphore_array_or_none_is_checked_where_it_is_used():
+    """`[DMA((2, 3))] if double else [None]`: JAX traces one configuration; where the
+    kernel uses the entry as a semaphore, it is the array."""
+    _one(HEAD + OPTIONAL.format(sem="sems.at[1]"), "# the optional copy", (3,))
+    assert found(HEAD + OPTIONAL.format(sem="sems.at[1, 2]")) == []

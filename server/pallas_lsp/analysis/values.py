@@ -275,6 +275,11 @@ def join(a, b):
             dims = join_dims(a.dims, b.dims)
             return a if dims == a.dims else replace(a, dims=dims, scalar_decl=None)
         return UNKNOWN
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, (Sem, SemType)) and isinstance(y, Const) and y.value is None:
+            # a semaphore on one path, none on the other (an optional scratch entry): where it
+            # is used as a semaphore, the path that has one is the path that reaches the use
+            return x
     if isinstance(a, Const) and isinstance(b, Const):
         if a.value == b.value and type(a.value) is type(b.value):
             return a
