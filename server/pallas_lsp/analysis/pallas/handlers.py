@@ -38,7 +38,14 @@ from .model import (
 )
 from .protocol import Event
 from .registry import DESCRIPTOR_METHODS, semaphore_member
-from .values import ArraySpecV, AxisUse, BlockSpecV, CompilerParamsV, GridSpecV
+from .values import (
+    ArraySpecV,
+    AxisUse,
+    BlockSpecV,
+    BufferRef,
+    CompilerParamsV,
+    GridSpecV,
+)
 
 
 def _loc(frame: Frame, node: ast.AST | None) -> Loc | None:
@@ -68,7 +75,8 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
         return UNKNOWN
     if spec.copies is not None:
         copy_src, copy_dst = (call.param(spec.position(name), name) for name in spec.copies)
-        if copy_src is not None and copy_dst is not None:
+        if copy_src is not None and copy_dst is not None and isinstance(copy_src.value, BufferRef) \
+                and isinstance(copy_dst.value, BufferRef):
             check_copy(ev.ctx, copy_src.value, copy_dst.value, _loc(frame, copy_src.node), _loc(frame, copy_dst.node),
                        call_loc)
     dst, src = by_role.get(SemRole.DST), by_role.get(SemRole.SRC)
