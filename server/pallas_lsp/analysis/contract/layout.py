@@ -193,12 +193,18 @@ def kernel_signature(value: Any) -> KernelSignature | None:
                            tuple(positional[:bound_front]), value)
 
 
-def layout_of(call: PallasCall) -> Layout:
-    n_prefetch = call.num_scalar_prefetch
-    ins = _inputs(call, n_prefetch)
+def refs_of(call: PallasCall) -> tuple[tuple[Ref, ...] | None, tuple[str, ...]]:
+    """(the positional refs in order, or None when how many is unknown; dict scratch keys)."""
+    ins = _inputs(call, call.num_scalar_prefetch)
     outs = _outputs(call)
     scratch, keyword_refs = _scratch(call)
     refs = None
     if ins is not None and outs is not None and scratch is not None:
         refs = tuple(ins[0] + ins[1] + outs + scratch)
-    return Layout(call, refs, keyword_refs, kernel_signature(call.kernel), grid_rank(call.grid), n_prefetch)
+    return refs, keyword_refs
+
+
+def layout_of(call: PallasCall) -> Layout:
+    refs, keyword_refs = refs_of(call)
+    return Layout(call, refs, keyword_refs, kernel_signature(call.kernel), grid_rank(call.grid),
+                  call.num_scalar_prefetch)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..contract.layout import RefRole, layout_of
+from ..contract.layout import RefRole, refs_of
 from ..interp.frame import Context, Evaluator, Frame
 from ..report import ContractFinding, ContractNote
 from ..values import UNKNOWN, Loc, shape_text
@@ -140,10 +140,9 @@ def check_copy(ctx: Context, src: Any, dst: Any, src_at: Loc | None, dst_at: Loc
 def io_buffers(record: PallasCall) -> tuple[list, list] | None:
     """The refs a pallas_call's kernel gets for its inputs and its outputs, in order
     (UNKNOWN where not static); None when their number is unknown."""
-    layout = layout_of(record)
-    if layout.refs is None:
+    refs = refs_of(record)[0]
+    if refs is None:
         return None
-    inputs = [block_buffer(r.array, r.spec, record.in_specs is None) for r in layout.refs if r.role is RefRole.INPUT]
-    outputs = [block_buffer(r.array, r.spec, record.out_specs is None)
-               for r in layout.refs if r.role is RefRole.OUTPUT]
+    inputs = [block_buffer(r.array, r.spec, record.in_specs is None) for r in refs if r.role is RefRole.INPUT]
+    outputs = [block_buffer(r.array, r.spec, record.out_specs is None) for r in refs if r.role is RefRole.OUTPUT]
     return inputs, outputs
