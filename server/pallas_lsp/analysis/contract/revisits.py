@@ -10,11 +10,11 @@ import ast
 from collections.abc import Iterator
 from typing import Any
 
-from ..interp.functions import resolve_lazy
 from ..pallas.values import BlockSpecV, CompilerParamsV
 from ..report import ContractFinding, ContractNote
-from ..values import Api, Const, Func, Mapping, Seq
+from ..values import Api, Const, Seq
 from .layout import Layout
+from .rules import index_map_def, spec_leaves
 
 
 def _grid_sizes(grid: Any) -> list[int | None] | None:
@@ -38,23 +38,9 @@ def _semantics(params: Any, rank: int) -> list[str | None]:
     return out
 
 
-def _outputs(value: Any) -> Iterator[BlockSpecV]:
-    if isinstance(value, BlockSpecV):
-        yield value
-    elif isinstance(value, Seq):
-        for item in value.items:
-            yield from _outputs(item)
-    elif isinstance(value, Mapping):
-        for item in value.items.values():
-            yield from _outputs(item)
-
-
 def _axes_used(spec: BlockSpecV, rank: int) -> tuple[list[str], set[str]] | None:
     """The map's grid-index parameters and the names its body uses (None: not readable)."""
-    f = spec.index_map
-    if not isinstance(f, Func) or f.path is not None:
-        return None
-    node: Any = f.node if f.node is not None else resolve_lazy(f)
+    node: Any = index_map_def(spec)
     if node is None:
         return None
     args = node.args
@@ -72,7 +58,7 @@ def revisited_outputs(layout: Layout) -> Iterator[ContractFinding]:
     if not rank or sizes is None:
         return
     semantics = _semantics(layout.call.compiler_params, rank)
-    for spec in _outputs(layout.call.out_specs):
+    for spec in spec_leaves(layout.call.out_specs):
         read = _axes_used(spec, rank)
         if read is None or spec.loc is None or spec.loc.path is not None:
             continue

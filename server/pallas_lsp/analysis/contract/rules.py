@@ -85,7 +85,7 @@ def block_specs(layout: Layout) -> tuple[tuple[Ref, BlockSpecV], ...]:
                 known.add(id(ref.spec))
                 out.append((ref, ref.spec))
         for value in (layout.call.in_specs, layout.call.out_specs):   # nested ones too
-            for spec in _spec_leaves(value):
+            for spec in spec_leaves(value):
                 if id(spec) not in known:
                     known.add(id(spec))
                     out.append((Ref(RefRole.INPUT, 0), spec))
@@ -93,18 +93,18 @@ def block_specs(layout: Layout) -> tuple[tuple[Ref, BlockSpecV], ...]:
     return layout.specs
 
 
-def _spec_leaves(value: Any, depth: int = 0) -> Iterator[BlockSpecV]:
+def spec_leaves(value: Any, depth: int = 0) -> Iterator[BlockSpecV]:
     if isinstance(value, BlockSpecV):
         yield value
     elif isinstance(value, Seq) and depth < 4:
         for item in value.items:
-            yield from _spec_leaves(item, depth + 1)
+            yield from spec_leaves(item, depth + 1)
     elif isinstance(value, Mapping) and depth < 4:
         for item in value.items.values():
-            yield from _spec_leaves(item, depth + 1)
+            yield from spec_leaves(item, depth + 1)
 
 
-def _index_map_def(spec: BlockSpecV) -> ast.AST | None:
+def index_map_def(spec: BlockSpecV) -> ast.AST | None:
     f = spec.index_map
     if not isinstance(f, Func) or f.path is not None:
         return None
@@ -113,7 +113,7 @@ def _index_map_def(spec: BlockSpecV) -> ast.AST | None:
 
 def _map_loc(spec: BlockSpecV) -> Loc | None:
     """Where an index map's mistake is reported: a named def's header, else the BlockSpec."""
-    node = _index_map_def(spec)
+    node = index_map_def(spec)
     if isinstance(node, ast.FunctionDef):
         return Loc(spec.index_map.block, node)
     return spec.loc
@@ -125,7 +125,7 @@ def index_map_arity(layout: Layout) -> Iterator[ContractFinding]:
         return
     expected = rank + n_prefetch
     for _, spec in block_specs(layout):
-        node = _index_map_def(spec)
+        node = index_map_def(spec)
         loc = _map_loc(spec)
         if node is None or loc is None or loc.path is not None:
             continue
@@ -157,7 +157,7 @@ def _returned_length(node: ast.AST) -> int | None:
 
 def index_map_results(layout: Layout) -> Iterator[ContractFinding]:
     for _, spec in block_specs(layout):
-        node, loc = _index_map_def(spec), _map_loc(spec)
+        node, loc = index_map_def(spec), _map_loc(spec)
         if node is None or loc is None or spec.block_shape is None:
             continue
         n = _returned_length(node)
