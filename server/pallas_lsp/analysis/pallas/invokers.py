@@ -60,6 +60,11 @@ def grid_of(ctx: Context, record: PallasCall | None) -> Iterator[None]:
         ctx.grids.pop()
 
 
+def _allocated(value: Any) -> Any:
+    """What Pallas passes for a scratch / scoped type: a semaphore or buffer ref (pytrees kept)."""
+    return allocate(value, leaf=scratch_buffer)
+
+
 def _declared_where(refs: list[Arg], scratch: Loc | None) -> list[Arg]:
     """Bare scratch types (`pltpu.SemaphoreType.DMA`) are declared by their entry of a
     literal `scratch_shapes` list: where messages point, and what the protocol pairs by."""
@@ -152,9 +157,9 @@ def apply_pallas_call(ev: Evaluator, callable_: PallasCallable, call: CallArgs) 
 def _scratch_refs(scratch: Any) -> tuple[list[Arg] | None, dict[str, Arg]]:
     """(positional scratch refs, keyword scratch refs); None: how many is unknown."""
     if isinstance(scratch, (Seq, SeqTail)):
-        return [Arg(allocate(v, leaf=scratch_buffer)) for v in scratch.items], {}
+        return [Arg(_allocated(v)) for v in scratch.items], {}
     if isinstance(scratch, Mapping):
-        return [], {str(k): Arg(allocate(v, leaf=scratch_buffer)) for k, v in scratch.items.items()}
+        return [], {str(k): Arg(_allocated(v)) for k, v in scratch.items.items()}
     return None, {}
 
 
@@ -233,9 +238,9 @@ def run_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     first = call.positional(0)
     if first is None:
         return UNKNOWN
-    refs: list[ArgOrStar] = [Arg(allocate(a.value, leaf=scratch_buffer)) if isinstance(a, Arg) else STAR
+    refs: list[ArgOrStar] = [Arg(_allocated(a.value)) if isinstance(a, Arg) else STAR
                              for a in call.args[1:]]
-    kw = {k: Arg(allocate(v.value, leaf=scratch_buffer)) for k, v in call.kwargs.items() if k != "collective_axes"}
+    kw = {k: Arg(_allocated(v.value)) for k, v in call.kwargs.items() if k != "collective_axes"}
     _declare_scratch(ev.ctx, [a.value for a in refs if isinstance(a, Arg)] + [a.value for a in kw.values()])
     return ev.call(first.value, refs, kw, call.node, call.frame, helper=False)
 
@@ -366,9 +371,9 @@ def apply_with_scoped_decorator(ev: Evaluator, value: WithScopedDecorator, call:
     first = call.positional(0)
     if first is None:
         return UNKNOWN
-    refs: list[ArgOrStar] = [Arg(allocate(a.value, leaf=scratch_buffer)) if isinstance(a, Arg) else STAR
+    refs: list[ArgOrStar] = [Arg(_allocated(a.value)) if isinstance(a, Arg) else STAR
                              for a in value.types]
-    kwrefs = {k: Arg(allocate(v.value, leaf=scratch_buffer)) for k, v in value.kwtypes.items()}
+    kwrefs = {k: Arg(_allocated(v.value)) for k, v in value.kwtypes.items()}
     return WithScoped(first.value, refs, kwrefs)
 
 
@@ -384,10 +389,10 @@ def apply_core_map(ev: Evaluator, value: CoreMapDecorator, call: CallArgs) -> An
         return UNKNOWN
     scratch = value.scratch.value if value.scratch is not None else Seq(())
     if isinstance(scratch, Mapping):
-        ev.call(first.value, [], {str(k): Arg(allocate(v, leaf=scratch_buffer)) for k, v in scratch.items.items()},
+        ev.call(first.value, [], {str(k): Arg(_allocated(v)) for k, v in scratch.items.items()},
                 call.node, call.frame, helper=False)
     elif isinstance(scratch, Seq):
-        ev.call(first.value, [Arg(allocate(v, leaf=scratch_buffer)) for v in scratch.items], {}, call.node,
+        ev.call(first.value, [Arg(_allocated(v)) for v in scratch.items], {}, call.node,
                 call.frame, helper=False)
     else:
         ev.call(first.value, [STAR], {}, call.node, call.frame, helper=False)
