@@ -46,6 +46,7 @@ PROTOCOL = REPO / "tests" / "protocol"
 RUNNER = PROTOCOL / "jax_verdicts.py"
 sys.path.insert(0, str(REPO / "server"))
 
+from contract_mutants import Editor
 from pallas_lsp.analysis.engine import analyze_source
 
 CODES = {"delete-wait": ("PAL302", "PAL303", "PAL304"), "swap-kind": ("PAL301",),
@@ -72,23 +73,6 @@ class Mutant:
         return f"{self.source.stem}__{self.family.replace('-', '_')}_{self.line}_{abs(hash(self.what)) % 10_000}"
 
 
-def _lines_replaced(text: str, node: ast.AST, new: str) -> str:
-    """`text` with `node`'s lines replaced by `new` (its indentation kept) and blank lines."""
-    lines = text.split("\n")
-    first, last = node.lineno - 1, node.end_lineno - 1
-    indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
-    lines[first:last + 1] = [indent + new] + [""] * (last - first)
-    return "\n".join(lines)
-
-
-def _segment_replaced(text: str, node: ast.AST, new: str) -> str:
-    lines = text.split("\n")
-    first, last = node.lineno - 1, node.end_lineno - 1
-    head, tail = lines[first][: node.col_offset], lines[last][node.end_col_offset:]
-    lines[first:last + 1] = [head + new + tail] + [""] * (last - first)
-    return "\n".join(lines)
-
-
 def _called(node: ast.AST) -> str:
     func = node.func if isinstance(node, ast.Call) else None
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -99,7 +83,7 @@ def delete_waits(path: Path, text: str, tree: ast.Module) -> Iterator[Mutant]:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             name = _called(node.value)
             if name in _DMA_WAITS or name == "semaphore_wait":
-                yield Mutant("delete-wait", path, node.lineno, f"{name} deleted", _lines_replaced(text, node, "pass"),
+                yield Mutant("delete-wait", path, node.lineno, f"{name} deleted", Editor(text).replace(node, "pass"),
                              eager=name in _DMA_WAITS)
 
 
@@ -110,7 +94,7 @@ def swap_kinds(path: Path, text: str, tree: ast.Module) -> Iterator[Mutant]:
             other = "REGULAR" if node.attr == "DMA" else "DMA"
             base = ast.get_source_segment(text, node.value)
             yield Mutant("swap-kind", path, node.lineno, f"{node.attr} -> {other} at column {node.col_offset}",
-                         _segment_replaced(text, node, f"{base}.{other}"))
+                         Editor(text).replace(node, f"{base}.{other}"))
 
 
 def _out_spec_maps(tree: ast.Module) -> Iterator[ast.Lambda]:
@@ -131,7 +115,7 @@ def drop_index_terms(path: Path, text: str, tree: ast.Module) -> Iterator[Mutant
         for elt in lam.body.elts:
             if isinstance(elt, ast.Name) and elt.id in params:
                 yield Mutant("drop-index-term", path, elt.lineno, f"index map term {elt.id} -> 0",
-                             _segment_replaced(text, elt, "0"))
+                             Editor(text).replace(elt, "0"))
 
 
 def dma_sizes(path: Path, text: str, tree: ast.Module) -> Iterator[Mutant]:
@@ -146,7 +130,7 @@ def dma_sizes(path: Path, text: str, tree: ast.Module) -> Iterator[Mutant]:
                         continue
                     new = f"({size}) // 2" if side == "source" else f"2 * ({size})"
                     yield Mutant("dma-size", path, call.lineno, f"{side} pl.ds size {size} -> {new}",
-                                 _segment_replaced(text, ds.args[1], new))
+                                 Editor(text).replace(ds.args[1], new))
 
 
 FAMILIES = {"delete-wait": delete_waits, "swap-kind": swap_kinds, "drop-index-term": drop_index_terms,
