@@ -179,9 +179,11 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         tail = _declared_where(tail, record.arg_locs.get(record.invoker.scratch[0]) if record.invoker.scratch else None)
     outs = None if isinstance(record.scratch, SeqTail) else record.outs  # a scratch tail binds from the end
     scratch = [a.value for a in [*(tail or []), *kw.values()]]
-    buffers = io_buffers(record)
-    if not any(holds_sem(v) for v in [*scratch, *(a.value for a in operands or []), *(outs or [])]) \
-            and not _may_copy(record.kernel, scratch, buffers):
+    reached = any(holds_sem(v) for v in [*scratch, *(a.value for a in operands or []), *(outs or [])])
+    copies = not reached and _spells_scoped_dma(record.kernel)
+    buffers = io_buffers(record) if reached or copies else None
+    if not reached and not (copies and any(isinstance(v, BufferRef) for v in
+                                           [*scratch, *(buffers[0] + buffers[1] if buffers else [])])):
         # No semaphore reaches the kernel, nor a buffer a DMA could copy: running it with
         # unknown refs finds nothing its own (standalone) entry does not.
         return
@@ -207,17 +209,14 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
 
 
-def _may_copy(kernel: Any, scratch: list, buffers: tuple[list, list] | None) -> bool:
-    """Whether a kernel no semaphore reaches may still run a DMA between buffers whose
-    shapes are static (PAL305 needs it run): its code spells a DMA and allocates scratch
-    (`run_scoped`), the only way its DMA gets a semaphore."""
+def _spells_scoped_dma(kernel: Any) -> bool:
+    """Whether a kernel's code spells a DMA and allocates scratch (`run_scoped`), the only
+    way such a DMA gets a semaphore when none reaches the kernel: PAL305 needs it run
+    with its buffers."""
     while isinstance(kernel, Partial):
         kernel = kernel.func
     text = kernel.block.text if isinstance(kernel, Func) and kernel.block is not None else ""
-    if not (any(w in text for w in COPY_WORDS) and any(w in text for w in SCOPED_WORDS)):
-        return False
-    refs = [*scratch, *(buffers[0] + buffers[1] if buffers is not None else [])]
-    return any(isinstance(v, BufferRef) for v in refs)
+    return any(w in text for w in COPY_WORDS) and any(w in text for w in SCOPED_WORDS)
 
 
 def _with_buffers(front: list[ArgOrStar], outs: list | None, buffers: tuple[list, list],
