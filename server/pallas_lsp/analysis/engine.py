@@ -34,6 +34,7 @@ from .interp.frame import Budget, Context, Frame
 from .module import STAR_IMPORT, ModuleState, block_names
 from .pallas.invokers import invoke_kernel
 from .pallas.protocol import Protocol
+from .pallas.replay import replay_kernels
 from .parse import Block, BlockList
 from .report import ContractFinding, loc_span
 from .suppression import apply_noqa
@@ -273,9 +274,16 @@ class ModuleAnalyzer:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        protocol = ctx.protocol.findings() if complete and ctx.protocol is not None else []  # on a whole run
+        protocol = self._judge_protocol(state, ctx.protocol) if complete and ctx.protocol is not None else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
                            tuple(ctx.views), contract.bindings)
+
+    @staticmethod
+    def _judge_protocol(state: ModuleState, protocol: Protocol) -> list[ContractFinding]:
+        """On a whole run: errors from the kernels a replay decides, warnings from pairing
+        on the other declarations."""
+        verdicts = replay_kernels(state, protocol)
+        return [*verdicts.findings, *protocol.findings(verdicts.decided)]
 
     @staticmethod
     def _check_contracts(interp: Interpreter, ctx: Context) -> ContractResult:

@@ -73,6 +73,7 @@ class ContractFinding:
     message: str
     notes: tuple[ContractNote, ...] = ()
     suggestions: tuple[ContractSuggestion, ...] = ()
+    severity: str | None = None      # None: the rule's
 
     def position_key(self) -> tuple:
         return (self.at.block.start, *(n.at.block.start for n in self.notes),
@@ -83,5 +84,5 @@ class ContractFinding:
         related = tuple(Related(loc_span(n.at), n.message, n.at.path) for n in self.notes)
         suggestions = tuple(Suggestion(s.title, tuple(e.replacement() for e in s.edits), s.safe)
                             for s in self.suggestions if all(e.at.path is None for e in s.edits))
-        return Finding(self.code, rule.severity, self.message, header_span(self.at), (), related, None,
+        return Finding(self.code, self.severity or rule.severity, self.message, header_span(self.at), (), related, None,
                        suggestions)

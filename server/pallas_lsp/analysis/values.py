@@ -245,6 +245,7 @@ class Descriptor:
     remote: bool = False
     stmt: Loc | None = None  # the statement holding the builder call
     context: Any = None   # checks.CallContext: where it was built (for the index suggestion)
+    nbytes: int | None = None   # what it copies (its start signals, its wait waits for), when static
 
 
 @dataclass(frozen=True, eq=False)

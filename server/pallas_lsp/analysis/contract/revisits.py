@@ -17,7 +17,7 @@ from .layout import Layout
 from .rules import index_map_def, spec_leaves
 
 
-def _grid_sizes(grid: Any) -> list[int | None] | None:
+def grid_sizes(grid: Any) -> list[int | None] | None:
     if isinstance(grid, Const) and type(grid.value) is int:
         return [grid.value]
     if not isinstance(grid, Seq):
@@ -54,7 +54,7 @@ def _axes_used(spec: BlockSpecV, rank: int) -> tuple[list[str], set[str]] | None
 
 def revisited_outputs(layout: Layout) -> Iterator[ContractFinding]:
     rank = layout.grid_rank
-    sizes = _grid_sizes(layout.call.grid) if rank else None
+    sizes = grid_sizes(layout.call.grid) if rank else None
     if not rank or sizes is None:
         return
     semantics = _semantics(layout.call.compiler_params, rank)

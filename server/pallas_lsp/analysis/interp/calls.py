@@ -39,7 +39,6 @@ from .frame import (
     FOREIGN_STEP_BUDGET,
     MAX_DEPTH,
     STAR,
-    STEP_BUDGET,
     Arg,
     ArgOrStar,
     CallArgs,
@@ -187,7 +186,8 @@ class CallingInterpreter(ABC):
             return UNKNOWN
         fnode = func.node
         key = None
-        if func.frame is not None and func.frame.parent is None and not isinstance(fnode, ast.Lambda):
+        if func.frame is not None and func.frame.parent is None and not isinstance(fnode, ast.Lambda) \
+                and ctx.replay is None:
             # A top-level function: the same arguments from the same call site give the
             # same result and findings (memoised: repeated helper calls cost nothing).
             key = (fnode, id(node), helper, loop_body, signature(args), signature(tuple(sorted(kwargs.items()))))
@@ -211,7 +211,7 @@ class CallingInterpreter(ABC):
         left = FOREIGN_STEP_BUDGET - ctx.foreign_steps
         if left <= 0:
             return UNKNOWN
-        start, ctx.limit, ctx.in_foreign = ctx.steps, min(STEP_BUDGET, ctx.steps + left), True
+        start, ctx.limit, ctx.in_foreign = ctx.steps, min(ctx.budget, ctx.steps + left), True
         try:
             return self.call_function(func, args, kwargs, node, frame, helper, loop_body)
         except ForeignBudget:
@@ -219,7 +219,7 @@ class CallingInterpreter(ABC):
             return UNKNOWN
         finally:
             ctx.foreign_steps += ctx.steps - start
-            ctx.limit, ctx.in_foreign = STEP_BUDGET, False
+            ctx.limit, ctx.in_foreign = ctx.budget, False
 
     def _unfollowed(self, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> None:
         """A call not followed: what it does with the semaphores it is given is unknown."""
@@ -257,6 +257,7 @@ class CallingInterpreter(ABC):
             self.flush_created(callee_frame)
         finally:
             self.ctx.active.pop()
+            self.ctx.uncertain -= callee_frame.uncertain
         return result
 
     def flush_created(self, frame: Frame) -> None:

@@ -41,7 +41,7 @@ from ..values import (
     join,
     join_all,
 )
-from .frame import MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, View
+from .frame import MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, View, maybe_runs
 from .operators import binop, compare, truth
 from .statements import StatementInterpreter
 
@@ -229,7 +229,8 @@ class Interpreter(StatementInterpreter):
             inner.loops.append(gen.target.id)
         ctx = self.ctx
         if not (isinstance(it, Seq) and len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING):
-            self._generate_item(node, gens, element(it), inner, out)
+            with maybe_runs(ctx):   # one sample of an unknown number of items
+                self._generate_item(node, gens, element(it), inner, out)
             return False
         ctx.unrolling += 1
         try:
@@ -247,7 +248,11 @@ class Interpreter(StatementInterpreter):
         conds = [truth(self.eval(c, inner)) for c in gen.ifs]
         if False in conds:
             return True
-        return self._generate(node, gens[1:], inner, out) and None not in conds
+        if None in conds:
+            with maybe_runs(self.ctx):
+                self._generate(node, gens[1:], inner, out)
+            return False
+        return self._generate(node, gens[1:], inner, out)
 
     def _yield(self, node: ast.Yield, frame: Frame) -> Any:
         value = self.eval(node.value, frame) if node.value is not None else Const(None)
@@ -284,7 +289,8 @@ class Interpreter(StatementInterpreter):
             return self.eval(node.body, frame)
         if cond is False:
             return self.eval(node.orelse, frame)
-        return join(self.eval(node.body, frame), self.eval(node.orelse, frame))
+        with maybe_runs(self.ctx):
+            return join(self.eval(node.body, frame), self.eval(node.orelse, frame))
 
     def _unary(self, node: ast.UnaryOp, frame: Frame) -> Any:
         v = self.eval(node.operand, frame)
@@ -314,7 +320,9 @@ class Interpreter(StatementInterpreter):
         return Const(result) if result is not None else UNKNOWN
 
     def _bool_op(self, node: ast.BoolOp, frame: Frame) -> Any:
-        truths = [truth(self.eval(v, frame)) for v in node.values]
+        truths = [truth(self.eval(node.values[0], frame))]
+        with maybe_runs(self.ctx):   # the other operands run only if the first does not decide
+            truths += [truth(self.eval(v, frame)) for v in node.values[1:]]
         if isinstance(node.op, ast.And):
             if False in truths:
                 return Const(False)

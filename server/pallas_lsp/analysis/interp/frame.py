@@ -4,6 +4,8 @@ and the `Evaluator` protocol that the Pallas handlers program against."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -90,7 +92,7 @@ class Frame:
     """One activation: a function call, or a module block being executed."""
 
     __slots__ = ("block", "created", "depth", "env", "func", "loops", "module", "nonlocals", "parent", "path",
-                 "returns", "scope", "stmt", "yields")
+                 "returns", "scope", "stmt", "uncertain", "yields")
 
     def __init__(self, env: dict[str, Any], parent: Frame | None, block: Any, func: Any = None, depth: int = 0,
                  path: str | None = None, module: Any = None) -> None:
@@ -106,6 +108,7 @@ class Frame:
         self.loops: list[str] = []     # names of the enclosing loop variables (index suggestions)
         self.nonlocals: frozenset[str] | tuple[()] = ()  # names this frame assigns in an enclosing frame
         self.scope: ast.AST | None = None  # identity of the Python scope (for index hints)
+        self.uncertain = 0             # what it added to `Context.uncertain` until it returns
         self.path = path
         # The module whose globals a module-level frame sees (None: inherit / the entry's).
         self.module: Any = module if module is not None else (parent.module if parent is not None else None)
@@ -150,6 +153,7 @@ class Context:
     silent: bool = False                 # evaluating a global's value: no findings, no kernels
     findings: list[Any] = field(default_factory=list)     # checks.RawFinding
     steps: int = 0
+    budget: int = STEP_BUDGET            # the entry's steps (a replay gets fewer)
     limit: int = STEP_BUDGET             # lower while in another module's function
     foreign_steps: int = 0               # steps spent in other modules' functions
     in_foreign: bool = False
@@ -157,6 +161,12 @@ class Context:
     memo: dict = field(default_factory=dict)            # top-level function calls already analysed
     unrolling: int = 0                   # nesting of unrolled loops
     summarising: int = 0                 # nesting of loops run to a fixpoint (bodies run an unknown number of times)
+    # > 0 while running code that may not run (a branch on an unknown condition, the rest
+    # of a function after such a branch returned) or runs an unknown number of times.
+    uncertain: int = 0
+    # pallas.replay.Replay while a kernel is replayed at concrete grid points: every call
+    # runs (no memo), since the replay counts what each one does.
+    replay: Any = None
     pending: list[Any] = field(default_factory=list)    # pallas_call-like callables never applied yet
     calls: list[Any] = field(default_factory=list)      # every pallas_call seen (contract records)
     rule_findings: list[Any] = field(default_factory=list)  # report.ContractFinding (PAL3xx)
@@ -175,7 +185,22 @@ class Context:
     def tick(self) -> None:
         self.steps += 1
         if self.steps > self.limit:
-            raise Budget() if self.steps > STEP_BUDGET else ForeignBudget()
+            raise Budget() if self.steps > self.budget else ForeignBudget()
+
+    @property
+    def certain(self) -> bool:
+        """Whether the code being run runs exactly once, each time its caller does."""
+        return self.uncertain == 0 and self.summarising == 0
+
+
+@contextmanager
+def maybe_runs(ctx: Context) -> Iterator[None]:
+    """Run code that may not run (or runs an unknown number of times)."""
+    ctx.uncertain += 1
+    try:
+        yield
+    finally:
+        ctx.uncertain -= 1
 
 
 class Evaluator(Protocol):

@@ -32,6 +32,7 @@ from .frame import (
     Arg,
     ArgOrStar,
     Frame,
+    maybe_runs,
 )
 from .syntax import catches_import_error, pattern_names
 
@@ -145,13 +146,18 @@ class StatementInterpreter(CallingInterpreter):
         if cond is False:
             return self.run_body(s.orelse, frame)
         base = frame.env
-        frame.env = dict(base)
-        a_falls = self.run_body(s.body, frame)
-        env_a = frame.env
-        frame.env = dict(base)
-        b_falls = self.run_body(s.orelse, frame)
-        env_b = frame.env
+        with maybe_runs(self.ctx):
+            frame.env = dict(base)
+            a_falls = self.run_body(s.body, frame)
+            env_a = frame.env
+            frame.env = dict(base)
+            b_falls = self.run_body(s.orelse, frame)
+            env_b = frame.env
         live = [e for e, falls in ((env_a, a_falls), (env_b, b_falls)) if falls]
+        if len(live) == 1 and not _raises(s.orelse if a_falls else s.body):
+            # One branch left the function (or loop): what follows may not run.
+            self.ctx.uncertain += 1
+            frame.uncertain += 1
         frame.env = join_envs(live) if live else env_a
         return bool(live)
 
@@ -242,8 +248,9 @@ class StatementInterpreter(CallingInterpreter):
             frame.env = join_envs([base, frame.env]) if envs else dict(base)
             if h.name:
                 frame.env[h.name] = UNKNOWN
-            if self.run_body(h.body, frame):
-                envs.append(frame.env)
+            with maybe_runs(self.ctx):
+                if self.run_body(h.body, frame):
+                    envs.append(frame.env)
         frame.env = join_envs(envs) if envs else dict(base)
         if s.finalbody:
             return self.run_body(s.finalbody, frame) and bool(envs)
@@ -257,7 +264,9 @@ class StatementInterpreter(CallingInterpreter):
             frame.env = dict(base)
             for name in pattern_names(case.pattern):
                 frame.env[name] = UNKNOWN
-            if self.run_body(case.body, frame):
+            with maybe_runs(self.ctx):
+                falls = self.run_body(case.body, frame)
+            if falls:
                 envs.append(frame.env)
         envs.append(base)
         frame.env = join_envs(envs)
@@ -381,6 +390,11 @@ class StatementInterpreter(CallingInterpreter):
             if STAR in args:
                 inst.fields.clear()
         return inst
+
+
+def _raises(stmts: list[ast.stmt]) -> bool:
+    """Whether a branch ends by raising (JAX's trace stops there: not a path a kernel runs)."""
+    return bool(stmts) and isinstance(stmts[-1], ast.Raise)
 
 
 def _callable_name(v: Any) -> str | None:

@@ -12,6 +12,7 @@ source shorter than its destination, or another dtype: it truncates a longer sou
 from __future__ import annotations
 
 import ast
+import math
 from typing import Any
 
 from ..contract.layout import RefRole, refs_of
@@ -36,6 +37,23 @@ def dtype_name(text: str | None) -> str | None:
     for prefix in _DTYPE_MODULES:
         if text.startswith(prefix) and text[len(prefix):] in _DTYPES:
             return text[len(prefix):]
+    return None
+
+
+# Bits per element, for the byte counts a DMA signals (int4 and the like: not counted).
+_BITS = {"float32": 32, "float16": 16, "bfloat16": 16, "float64": 64, "int8": 8, "int16": 16, "int32": 32,
+         "int64": 64, "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64, "bool_": 8, "float8_e4m3fn": 8,
+         "float8_e5m2": 8, "float8_e4m3b11fnuz": 8}
+
+
+def copy_bytes(src: Any, dst: Any) -> int | None:
+    """The bytes a DMA moves, which is what its start signals and its wait waits for
+    (JAX's TPU interpreter counts DMA semaphores in bytes): from the source, or from the
+    destination when only its shape is static."""
+    for buf in (src, dst):
+        if isinstance(buf, BufferRef) and not buf.open and buf.dtype in _BITS \
+                and all(type(d) is int for d in buf.dims):
+            return math.prod(buf.dims) * _BITS[buf.dtype] // 8
     return None
 
 

@@ -23,7 +23,7 @@ from ..values import (
     allocate,
     join,
 )
-from .buffers import check_copy
+from .buffers import check_copy, copy_bytes
 from .kinds import check_kind
 from .model import (
     Action,
@@ -71,14 +71,16 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
                 check_kind(ev.ctx, arg.value, spec.kinds, spec.verb, use.at)
             if spec.effect is not None:
                 note_event(ev.ctx, Event.SIGNAL if spec.effect is SemEffect.SIGNAL else Event.WAIT, arg.value,
-                           call_loc)
+                           call_loc, _elsewhere(spec, call), _count(spec, call))
         return UNKNOWN
+    nbytes = None
     if spec.copies is not None:
         copy_src, copy_dst = (call.param(spec.position(name), name) for name in spec.copies)
         if copy_src is not None and copy_dst is not None and isinstance(copy_src.value, BufferRef) \
                 and isinstance(copy_dst.value, BufferRef):
             check_copy(ev.ctx, copy_src.value, copy_dst.value, _loc(frame, copy_src.node), _loc(frame, copy_dst.node),
                        call_loc)
+        nbytes = copy_bytes(copy_src.value if copy_src else None, copy_dst.value if copy_dst else None)
     dst, src = by_role.get(SemRole.DST), by_role.get(SemRole.SRC)
     desc = Descriptor(
         dst=dst.value if dst else UNKNOWN,
@@ -87,17 +89,35 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
         src_loc=_loc(frame, src.node) if src else None,
         call=call_loc, remote=spec.remote,
         stmt=frame.loc(frame.stmt) if frame.stmt is not None else call_loc,
-        context=checks.call_context(call_loc, frame),
+        context=checks.call_context(call_loc, frame), nbytes=nbytes,
     )
     if spec.action is Action.START:
         descriptor_method(ev, desc, DESCRIPTOR_METHODS["start"], frame, call.node)
     return desc
 
 
-def note_event(ctx: Any, event: Event, value: Any, at: Loc | None, remote: bool = False) -> None:
+def _count(spec: CheckedCall, call: CallArgs) -> int | None:
+    """The amount a `semaphore_signal` / `semaphore_wait` adds or takes, when static."""
+    if spec.count is None:
+        return None
+    arg = call.param(spec.position(spec.count), spec.count)
+    if arg is None:
+        return 1 if not call.has_star else None
+    return arg.value.value if isinstance(arg.value, Const) and type(arg.value.value) is int else None
+
+
+def _elsewhere(spec: CheckedCall, call: CallArgs) -> bool:
+    """Whether the call's count is another device's or core's (or is not taken)."""
+    return "**" in call.kwargs or any(
+        not (isinstance(a.value, Const) and a.value.value in (None, True))
+        for a in (call.kwargs.get(k) for k in spec.count_elsewhere) if a is not None)
+
+
+def note_event(ctx: Any, event: Event, value: Any, at: Loc | None, remote: bool = False,
+               amount: int | None = None) -> None:
     """Tell the entry's semaphore ledger (not in code JAX never traces, nor silently)."""
     if ctx.protocol is not None and not ctx.silent and not ctx.uncalled:
-        ctx.protocol.record(event, value, at, remote)
+        ctx.protocol.record(event, value, at, remote, amount, ctx.certain)
 
 
 def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod, frame: Frame,
@@ -112,7 +132,7 @@ def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod,
         checks.check_semaphore(ev.ctx, use, frame)
         check_kind(ev.ctx, value, method.kinds, "wait", _loc(frame, node) or use.at)   # JAX raises at the wait
         note_event(ev.ctx, Event.DMA_START if method.effect is SemEffect.SIGNAL else Event.DMA_WAIT, value,
-                   _loc(frame, node) if node is not None else desc.call, desc.remote)
+                   _loc(frame, node) if node is not None else desc.call, desc.remote, desc.nbytes)
 
 
 def declare(ev: Evaluator, spec: SemaphoreType, call: CallArgs) -> Any:
@@ -212,6 +232,9 @@ def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
     if grid is not None and not ctx.silent and call.node is not None \
             and isinstance(axis, Const) and type(axis.value) is int:
         grid.axis_uses.append(AxisUse(call.frame.loc(call.node), spec.name, axis.value))
+        replay = ctx.replay
+        if replay is not None and grid is replay.call:   # a replay runs one grid point at a time
+            return replay.grid_value(spec.name == "pl.num_programs", axis.value)
     return SCALAR
 
 

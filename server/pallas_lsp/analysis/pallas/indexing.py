@@ -30,6 +30,7 @@ class IndexPart:
     size: int | None = None                 # a keeper's static length (`pl.ds(i, 2)`)
     bounds: tuple | None = None             # a literal slice's static (lower, upper, step)
     full: bool = False                      # a bare `:`
+    value: int | None = None                # a dropping index's static value
 
 
 def keeps_dimension(part: IndexPart) -> bool:
@@ -61,7 +62,7 @@ def _part_of_value(v: Any) -> IndexPart | None:
     if isinstance(v, SliceV):
         return IndexPart(IndexKind.KEEP, v.size, v.bounds)
     if v is SCALAR or (isinstance(v, Const) and type(v.value) in (int, bool)):
-        return IndexPart(IndexKind.DROP)
+        return IndexPart(IndexKind.DROP, value=v.value if isinstance(v, Const) and type(v.value) is int else None)
     return None
 
 
@@ -115,14 +116,21 @@ def index_sem(ev: Evaluator, sem: Sem, slice_node: ast.expr, frame: Frame) -> An
 
 def _element(sem: Sem, elts: list[ast.expr], parts: list[IndexPart], ev: Evaluator, frame: Frame) -> tuple | None:
     """The static integer indices of `sem.at[...]` appended to `sem`'s (None once one is
-    not a constant: the view could be any element)."""
+    not a literal: the view could be any element).  A replay, which runs with concrete
+    grid and loop indices, takes the indices' values instead."""
     if sem.element is None or len(parts) != len(elts):
         return None
     out = list(sem.element)
+    replaying = ev.ctx.replay is not None
     for e, part in zip(elts, parts):
-        if part.kind is not IndexKind.DROP or not isinstance(e, ast.Constant) or type(e.value) is not int:
+        if part.kind is not IndexKind.DROP:
             return None
-        out.append(e.value)
+        if replaying and part.value is not None:
+            out.append(part.value)
+        elif isinstance(e, ast.Constant) and type(e.value) is int:
+            out.append(e.value)
+        else:
+            return None
     return tuple(out)
 
 

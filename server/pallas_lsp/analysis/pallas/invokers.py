@@ -11,7 +11,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..interp.envs import holds_sem
-from ..interp.frame import STAR, Arg, ArgOrStar, CallArgs, Context, Evaluator
+from ..interp.frame import (
+    STAR,
+    Arg,
+    ArgOrStar,
+    CallArgs,
+    Context,
+    Evaluator,
+    maybe_runs,
+)
 from ..interp.functions import function_nodes
 from ..values import (
     SCALAR,
@@ -32,6 +40,7 @@ from ..values import (
     map_sems,
 )
 from .buffers import io_buffers, scratch_buffer
+from .counting import unroll_trips
 from .derived import COPY_WORDS, SCOPED_WORDS
 from .model import Binding, Invoker
 from .values import (
@@ -77,10 +86,10 @@ def _declared_where(refs: list[Arg], scratch: Loc | None) -> list[Arg]:
             for a, e in zip(refs, node.elts)]
 
 
-def _declare_scratch(ctx: Context, refs: list) -> None:
-    """Scratch semaphores live for the kernel (or the scope): the protocol checks them."""
+def _declare_scratch(ctx: Context, refs: list, owner: PallasCall | None) -> None:
+    """Scratch semaphores live for `owner`'s kernel (or the scope): the protocol checks them."""
     if ctx.protocol is not None and not ctx.silent:
-        ctx.protocol.declare(Seq(tuple(refs)))
+        ctx.protocol.declare(Seq(tuple(refs)), owner)
 
 
 def _kwarg(call: CallArgs, *names: str) -> Any:
@@ -203,7 +212,7 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     else:
         args = [*front, *(Arg(v) for v in outs), *tail]
     ctx.kernel_nodes.update(function_nodes(record.kernel))
-    _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()])
+    _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()], record)
     record.ran = True
     with grid_of(ctx, record):
         ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
@@ -240,7 +249,8 @@ def run_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     refs: list[ArgOrStar] = [Arg(_allocated(a.value)) if isinstance(a, Arg) else STAR
                              for a in call.args[1:]]
     kw = {k: Arg(_allocated(v.value)) for k, v in call.kwargs.items() if k != "collective_axes"}
-    _declare_scratch(ev.ctx, [a.value for a in refs if isinstance(a, Arg)] + [a.value for a in kw.values()])
+    _declare_scratch(ev.ctx, [a.value for a in refs if isinstance(a, Arg)] + [a.value for a in kw.values()],
+                     ev.ctx.grids[-1] if ev.ctx.grids else None)
     return ev.call(first.value, refs, kw, call.node, call.frame, helper=False)
 
 
@@ -262,40 +272,72 @@ def when(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
 
 
 def loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
-    return LoopDecorator()
+    return LoopDecorator(call.value(0, "lower"), call.value(1, "upper"), call.kwargs["step"].value
+                         if "step" in call.kwargs else Const(1))
 
 
 def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
-    if len(vals) >= 4 and isinstance(vals[2], Func):
-        ev.call_function(vals[2], [Arg(SCALAR), Arg(vals[3])], {}, call.node, call.frame, helper=False,
-                         loop_body=True)
-    elif len(vals) >= 4:
-        ev.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, call.node, call.frame, helper=False)
+    if len(vals) < 4:
+        return UNKNOWN
+    trips = unroll_trips(ev.ctx, vals[0], vals[1])
+    if trips is not None:
+        return _unrolled(ev, vals[2], trips, call, vals[3])
+    with maybe_runs(ev.ctx):   # an unknown number of times
+        if isinstance(vals[2], Func):
+            ev.call_function(vals[2], [Arg(SCALAR), Arg(vals[3])], {}, call.node, call.frame, helper=False,
+                             loop_body=True)
+        else:
+            ev.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, call.node, call.frame, helper=False)
     return UNKNOWN
+
+
+def _unrolled(ev: Evaluator, body: Any, trips: range, call: CallArgs, carry: Any = None) -> Any:
+    """Run a loop body once per index (a replay): `carry` threads through when given."""
+    for i in trips:
+        with ev.ctx.replay.iteration(i):
+            args: list[ArgOrStar] = [Arg(Const(i)), *([Arg(carry)] if carry is not None else [])]
+            result = ev.call(body, args, {}, call.node, call.frame, helper=False)
+        carry = result if carry is not None else None
+    return carry if carry is not None else UNKNOWN
 
 
 def while_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     if len(vals) >= 3:
-        ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
-        ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+        with maybe_runs(ev.ctx):
+            ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+            ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
     return UNKNOWN
 
 
 def cond(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     operands: list[ArgOrStar] = [Arg(v) for v in vals[3:]]
-    for f in vals[1:3]:
-        ev.call(f, operands, {}, call.node, call.frame, helper=False)
+    branches = vals[1:3]
+    taken = ev.truth(vals[0]) if vals and ev.ctx.replay is not None else None
+    if taken is not None and len(branches) == 2:   # a replay knows the predicate: one branch runs
+        ev.call(branches[0 if taken else 1], operands, {}, call.node, call.frame, helper=False)
+        return UNKNOWN
+    with maybe_runs(ev.ctx):
+        for f in branches:
+            ev.call(f, operands, {}, call.node, call.frame, helper=False)
     return UNKNOWN
 
 
 def switch(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
-    if len(vals) >= 2 and isinstance(vals[1], Seq):
-        for f in vals[1].items:
-            ev.call(f, [Arg(v) for v in vals[2:]], {}, call.node, call.frame, helper=False)
+    if len(vals) < 2 or not isinstance(vals[1], Seq) or not vals[1].items:
+        return UNKNOWN
+    branches, operands = vals[1].items, [Arg(v) for v in vals[2:]]
+    index = vals[0].value if isinstance(vals[0], Const) and type(vals[0].value) is int else None
+    if index is not None and ev.ctx.replay is not None:   # JAX clamps the index
+        ev.call(branches[min(max(index, 0), len(branches) - 1)], list(operands), {}, call.node, call.frame,
+                helper=False)
+        return UNKNOWN
+    with maybe_runs(ev.ctx):
+        for f in branches:
+            ev.call(f, list(operands), {}, call.node, call.frame, helper=False)
     return UNKNOWN
 
 
@@ -352,17 +394,27 @@ def apply_when(ev: Evaluator, value: WhenDecorator, call: CallArgs) -> Any:
             # `pl.when(False)`: JAX never traces the body
             if isinstance(first.value, Func):
                 first.value.analysed = True
-        else:
+        elif value.condition is True:
             ev.call(first.value, [], {}, call.node, call.frame, helper=False)
+        else:
+            with maybe_runs(ev.ctx):
+                ev.call(first.value, [], {}, call.node, call.frame, helper=False)
     return UNKNOWN
 
 
 def apply_loop(ev: Evaluator, value: LoopDecorator, call: CallArgs) -> Any:
     first = call.positional(0)
-    if first is not None and isinstance(first.value, Func):
-        ev.call_function(first.value, [Arg(SCALAR)], {}, call.node, call.frame, helper=False, loop_body=True)
-    elif first is not None:
-        ev.call(first.value, [Arg(UNKNOWN)], {}, call.node, call.frame, helper=False)
+    if first is None:
+        return UNKNOWN
+    trips = unroll_trips(ev.ctx, value.lower, value.upper, value.step)
+    if trips is not None:
+        _unrolled(ev, first.value, trips, call)
+        return UNKNOWN
+    with maybe_runs(ev.ctx):
+        if isinstance(first.value, Func):
+            ev.call_function(first.value, [Arg(SCALAR)], {}, call.node, call.frame, helper=False, loop_body=True)
+        else:
+            ev.call(first.value, [Arg(UNKNOWN)], {}, call.node, call.frame, helper=False)
     return UNKNOWN
 
 
@@ -403,7 +455,7 @@ def apply_pipeline(ev: Evaluator, value: Pipeline, call: CallArgs) -> Any:
     args: list[ArgOrStar] = [STAR]
     if scratches is not None and isinstance(scratches.value, Seq):
         args += [Arg(v) for v in scratches.value.items]
-    with grid_of(ev.ctx, None):   # the pipeline's own grid
+    with grid_of(ev.ctx, None), maybe_runs(ev.ctx):   # the pipeline's own grid, its steps
         ev.call(value.body, args, {}, call.node, call.frame, helper=False)
     return UNKNOWN
 

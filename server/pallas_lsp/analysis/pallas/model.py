@@ -114,6 +114,10 @@ class CheckedCall(Api):
     kinds: frozenset[str] | None = None   # the semaphore kinds JAX accepts (None: not checked)
     effect: SemEffect | None = None       # on the semaphore's count (None: none we track)
     copies: tuple[str, str] | None = None  # a DMA's (source, destination) parameters: checked alike
+    count: str | None = None              # the parameter with the amount signalled / waited (default 1)
+    # Keywords that, given (other than None / True), make the count another device's or
+    # core's, or leave it in place (`decrement=False`): not counted.
+    count_elsewhere: tuple[str, ...] = ()
 
     @property
     def kind(self) -> ApiKind:

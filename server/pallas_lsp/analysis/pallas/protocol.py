@@ -36,6 +36,7 @@ class SemLedger:
 
     decl: Loc
     kind: str
+    owner: Any                    # the PallasCall whose kernel declares it (None: not known)
     events: dict[tuple[Event, tuple | None], list[Loc]] = field(default_factory=dict)
 
     def at(self, event: Event, element: tuple | None) -> list[Loc]:
@@ -61,15 +62,18 @@ class Protocol:
     blind: set[Event] = field(default_factory=set)                # events on semaphores we do not know
     remote_starts: set[int] = field(default_factory=set)          # id(node) of remote DMAs' starts
 
-    def declare(self, value: Any) -> None:
-        """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)."""
+    def declare(self, value: Any, owner: Any = None) -> None:
+        """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)
+        of `owner`'s kernel."""
         def note(sem: Sem) -> Sem:
             if sem.decl is not None and sem.decl.path is None:
-                self.ledgers.setdefault(id(sem.decl.node), SemLedger(sem.decl, sem.kind))
+                self.ledgers.setdefault(id(sem.decl.node), SemLedger(sem.decl, sem.kind, owner))
             return sem
         map_sems(value, note)
 
-    def record(self, event: Event, value: Any, at: Loc | None, remote: bool = False) -> None:
+    def record(self, event: Event, value: Any, at: Loc | None, remote: bool = False, amount: int | None = None,
+               certain: bool = True) -> None:
+        """Note an event (its amount and whether its path is certain matter to a replay only)."""
         if remote and at is not None:
             self.remote_starts.add(id(at.node))
         if not isinstance(value, Sem):
@@ -79,29 +83,42 @@ class Protocol:
         if ledger is not None and at is not None:
             ledger.events.setdefault((event, value.element), []).append(at)
 
-    def escape(self, value: Any, depth: int = 0) -> None:
+    def escape(self, value: Any) -> None:
         """Semaphores (or descriptors holding them) given to code we do not model."""
-        if depth > 4:
-            return
-        if isinstance(value, Sem):
-            if value.decl is not None:
-                self.escaped.add(id(value.decl.node))
-        elif isinstance(value, Descriptor):
-            self.escape(value.dst, depth + 1)
-            self.escape(value.src, depth + 1)
-        elif isinstance(value, (Seq, SeqTail)):
-            for item in value.items:
-                self.escape(item, depth + 1)
-        elif isinstance(value, Mapping):
-            for item in value.items.values():
-                self.escape(item, depth + 1)
+        self.escaped |= escaped_decls(value)
 
-    def findings(self) -> list[ContractFinding]:
+    def owners(self) -> list[Any]:
+        """The pallas_calls whose declarations saw events (the ones worth a replay)."""
+        seen: dict[int, Any] = {}
+        for key, ledger in self.ledgers.items():
+            if ledger.events and ledger.owner is not None and key not in self.escaped:
+                seen.setdefault(id(ledger.owner), ledger.owner)
+        return list(seen.values())
+
+    def findings(self, decided: set[int]) -> list[ContractFinding]:
+        """Warnings on the declarations a replay did not decide: pairing by declaration
+        assumes every path runs (a prefetch waited in a later step, a branch)."""
         out: list[ContractFinding] = []
         for key, ledger in self.ledgers.items():
-            if key not in self.escaped:
+            if key not in self.escaped and key not in decided:
                 out.extend(_judge(ledger, self.blind, self.remote_starts))
         return out
+
+
+def escaped_decls(value: Any, depth: int = 0) -> set[int]:
+    """id() of the declarations of the semaphores in `value` (a semaphore, a descriptor
+    holding them, a sequence or mapping of those)."""
+    if depth > 4:
+        return set()
+    if isinstance(value, Sem):
+        return {id(value.decl.node)} if value.decl is not None else set()
+    if isinstance(value, Descriptor):
+        return escaped_decls(value.dst, depth + 1) | escaped_decls(value.src, depth + 1)
+    if isinstance(value, (Seq, SeqTail)):
+        return set().union(*(escaped_decls(item, depth + 1) for item in value.items))
+    if isinstance(value, Mapping):
+        return set().union(*(escaped_decls(item, depth + 1) for item in value.items.values()))
+    return set()
 
 
 def _judge(ledger: SemLedger, blind: set[Event], remote_starts: set[int]) -> list[ContractFinding]:
@@ -112,20 +129,26 @@ def _judge(ledger: SemLedger, blind: set[Event], remote_starts: set[int]) -> lis
         for element in ledger.elements(Event.DMA_START):
             if not any(ledger.any(w, element) for w in waited):
                 start = ledger.at(Event.DMA_START, element)[0]
-                fix = _wait_after(start) if id(start.node) not in remote_starts else ()   # which wait: unsure
-                out.append(ContractFinding("PAL302", start, _NEVER_WAITED, note, fix))
+                fix = wait_after(start) if id(start.node) not in remote_starts else ()   # which wait: unsure
+                out.append(ContractFinding("PAL302", start, _NEVER_WAITED, note, fix, _ASSUMED))
     if Event.DMA_START not in blind:
         for element in ledger.elements(Event.DMA_WAIT):
             if not ledger.any(Event.DMA_START, element) and not ledger.any(Event.SIGNAL, element):
-                out.append(ContractFinding("PAL303", ledger.at(Event.DMA_WAIT, element)[0], _NEVER_STARTED, note))
+                out.append(ContractFinding("PAL303", ledger.at(Event.DMA_WAIT, element)[0], _NEVER_STARTED, note,
+                                           severity=_ASSUMED))
     if Event.WAIT not in blind:
         for element in ledger.elements(Event.SIGNAL):
             if not any(ledger.any(w, element) for w in waited):
-                out.append(ContractFinding("PAL304", ledger.at(Event.SIGNAL, element)[0], _SIGNAL_NEVER_WAITED, note))
+                out.append(ContractFinding("PAL304", ledger.at(Event.SIGNAL, element)[0], _SIGNAL_NEVER_WAITED, note,
+                                           severity=_ASSUMED))
     return out
 
 
-def _wait_after(start: Loc) -> tuple[ContractSuggestion, ...]:
+# Pairing by declaration assumes the paths it did not follow: a warning, not an error.
+_ASSUMED = "warning"
+
+
+def wait_after(start: Loc) -> tuple[ContractSuggestion, ...]:
     """For a local `copy.start()` alone on its line: wait right after it (a choice:
     correct, but the copy no longer overlaps anything; the author may rather wait later)."""
     node, block = start.node, start.block

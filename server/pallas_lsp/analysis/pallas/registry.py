@@ -41,9 +41,11 @@ def _signal_family(prefix: str, param: str, deprecated: bool = False) -> list[Ch
     kinds = SIGNAL_KINDS if prefix != "plgpu" else None
     return [
         CheckedCall(f"{prefix}.semaphore_signal", (param, "inc"), sem, Action.CHECK, "PAL002", "signal",
-                    deprecated_for=new("signal"), kinds=kinds, effect=SemEffect.SIGNAL),
+                    deprecated_for=new("signal"), kinds=kinds, effect=SemEffect.SIGNAL, count="inc",
+                    count_elsewhere=("device_id", "core_index")),
         CheckedCall(f"{prefix}.semaphore_wait", (param, "value"), sem, Action.CHECK, "PAL002", "wait",
-                    deprecated_for=new("wait"), kinds=kinds, effect=SemEffect.WAIT),
+                    deprecated_for=new("wait"), kinds=kinds, effect=SemEffect.WAIT, count="value",
+                    count_elsewhere=("decrement",)),
     ]
 
 

@@ -126,7 +126,11 @@ class WhenDecorator:
 
 @dataclass(frozen=True, eq=False)
 class LoopDecorator:
-    pass
+    """`pl.loop(lower, upper, step=...)`, awaiting its body."""
+
+    lower: Any
+    upper: Any
+    step: Any
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,119 @@
+"""Replay a kernel at every point of its static grid (bounded) and judge its semaphore
+counts (`counting.Replay`): the errors of rules PAL302-PAL304.  The declarations a
+replay decides are no longer judged by pairing (`protocol.Protocol.findings`)."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..contract.revisits import grid_sizes
+from ..interp.core import Interpreter
+from ..interp.frame import Budget, Context
+from ..report import ContractFinding, ContractNote
+from .counting import Hang, Increment, Replay
+from .invokers import invoke_kernel
+from .model import Binding
+from .protocol import Event, Protocol, wait_after
+from .values import PallasCall, PallasCallable
+
+log = logging.getLogger(__name__)
+
+MAX_POINTS = 32           # grid points a kernel is replayed at
+REPLAY_STEPS = 30_000     # interpreter steps for all the replays of one entry
+
+
+@dataclass
+class Verdicts:
+    findings: list[ContractFinding] = field(default_factory=list)
+    decided: set[int] = field(default_factory=set)     # id() of the declarations judged here
+
+
+def replay_kernels(module: Any, protocol: Protocol) -> Verdicts:
+    """Replay every kernel whose scratch semaphores saw events, within REPLAY_STEPS."""
+    out = Verdicts()
+    left = REPLAY_STEPS
+    for record in protocol.owners():
+        grid = _static_grid(record)
+        if grid is None or left <= 0:
+            continue
+        replay = Replay(record, grid)
+        ctx = Context(module, budget=left, limit=left)
+        ctx.protocol = ctx.replay = replay
+        try:
+            _run(Interpreter(ctx), replay)
+        except (Budget, RecursionError):
+            continue
+        except Exception:
+            log.exception("pallas-lsp: replaying a kernel failed")
+            continue
+        finally:
+            left -= ctx.steps
+        _judge(replay, out)
+    return out
+
+
+def _static_grid(record: PallasCall) -> tuple[int, ...] | None:
+    if record.invoker.binding is not Binding.PALLAS_CALL or not record.ran:
+        return None
+    sizes = grid_sizes(record.grid) if record.grid is not None else []
+    if sizes is None or None in sizes or math.prod(sizes) > MAX_POINTS:   # type: ignore[arg-type]
+        return None
+    return tuple(sizes)   # type: ignore[arg-type]
+
+
+def _run(interp: Interpreter, replay: Replay) -> None:
+    """The kernel at each grid point in order (the last axis fastest, as Pallas runs it)."""
+    for point in itertools.product(*(range(n) for n in replay.grid)):
+        replay.point = point
+        invoke_kernel(interp, PallasCallable(replay.call), replay.call.operands)
+        if replay.hang is not None:
+            return
+
+
+def _judge(replay: Replay, out: Verdicts) -> None:
+    decided = set() if replay.blind else set(replay.decls) - replay.undecided
+    hang = replay.hang
+    if hang is not None:
+        key = id(hang.decl.node)
+        if key in decided and hang.event is Event.DMA_WAIT:   # the kernel stops there: nothing else is known
+            out.decided.add(key)
+            out.findings.append(_hang_finding(hang))
+        return
+    out.decided |= decided
+    for (key, element), queue in replay.pending.items():
+        if key in decided and queue:
+            out.findings.append(_leak_finding(queue[0], replay.decls[key], sum(i.amount for i in queue),
+                                              (key, element) not in replay.waited))
+
+
+def _element_text(element: tuple) -> str:
+    return f" (element {', '.join(map(str, element))} of the array)" if element else ""
+
+
+def _hang_finding(hang: Hang) -> ContractFinding:
+    message = (f"DMA waited but never started: in {hang.where} this wait takes more than the DMAs started before "
+               f"it have signalled on its semaphore{_element_text(hang.element)}, so it hangs (JAX's TPU interpreter "
+               "waits forever). Start the copy before waiting on it: a copy the previous step prefetches needs a "
+               "first-step prologue (`@pl.when(step == 0)`).")
+    return ContractFinding("PAL303", hang.at, message, (ContractNote(hang.decl, "the semaphore is declared here"),))
+
+
+def _leak_finding(first: Increment, decl: Any, left: int, never_waited: bool) -> ContractFinding:
+    note = (ContractNote(decl, "the semaphore is declared here"),)
+    exit_text = ("so the kernel ends with a non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero "
+                 "count ... at kernel exit`)")
+    if first.event is Event.DMA_START:
+        message = (f"DMA started and never waited: the copy started here in {first.where} is not waited by any "
+                   f"later `.wait()` on its semaphore{_element_text(first.element)}, {exit_text}. Wait on it before "
+                   "the kernel ends, or do not start it when no later step waits for it.")
+        # Waiting right after the start is right only when nothing waits on the semaphore
+        # at all (else a later wait would find nothing left): a choice even then.
+        return ContractFinding("PAL302", first.at, message, note, wait_after(first.at) if never_waited else ())
+    message = (f"`pl.semaphore_signal` without a matching `pl.semaphore_wait`: a count of {left} on its semaphore"
+               f"{_element_text(first.element)} is never waited (the first signal left over: here, in "
+               f"{first.where}), {exit_text}. Wait for the whole count (`pl.semaphore_wait(sem, n)`), or signal less.")
+    return ContractFinding("PAL304", first.at, message, note)
