@@ -150,7 +150,7 @@ def all_mutants(folder: Path = PROTOCOL) -> list[Mutant]:
 def findings(m: Mutant) -> list[tuple[int, str, str]]:
     """[(line, code, severity)] of the family's rules on the mutant."""
     return [(f.span.line + 1, f.code, f.severity)
-            for f in analyze_source(m.text, str(m.source.with_name(m.name + ".py")), preview=True)
+            for f in analyze_source(m.text, str(m.source.with_name(m.name + ".py")))
             if f.code in CODES[m.family]]
 
 

@@ -275,13 +275,14 @@ def test_exit_zero(tmp_path):
     assert f"k.py:{DMA_BUG_LINE}:{DMA_BUG_COL}: PAL001 " in r.stdout
 
 
-def test_preview_adds_the_protocol_rules(tmp_path):
-    src = (Path(__file__).parent / "protocol" / "pal302_bias_unwaited_bug.py").read_text()
+def test_the_protocol_rules_are_checked(tmp_path):
+    src = (Path(__file__).parent / "protocol" / "pal303_missing_prologue_bug.py").read_text()
     write(tmp_path / "k.py", src)
-    plain = run_cli("check", "k.py", cwd=tmp_path)
-    assert plain.returncode == 0 and "PAL302" not in plain.stdout
-    preview = run_cli("check", "--preview", "k.py", cwd=tmp_path)
-    assert preview.returncode == 1 and "PAL302 DMA started and never waited" in preview.stdout
+    r = run_cli("check", "--output-format", "json", "k.py", cwd=tmp_path)
+    assert r.returncode == 1
+    [item] = json.loads(r.stdout)
+    assert (item["code"], item["severity"], item["line"]) == ("PAL303", "error", 29)
+    assert "in grid step (0,)" in item["message"]
 
 
 def test_json_fields_are_one_based(tmp_path):

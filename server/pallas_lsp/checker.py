@@ -50,7 +50,6 @@ class Task:
     data: bytes | None = None
     roots: tuple[str, ...] = ()       # folders other modules of the project are found in
     interpreter: str | None = None    # the project's Python, for installed libraries
-    preview: bool = False             # the preview rules too
 
 
 @dataclass
@@ -168,7 +167,7 @@ def _workspace(task: Task) -> Workspace:
 
 def _analyze(text: str, task: Task) -> list[Finding]:
     with frozen_after():
-        findings = analyze_source(text, task.path, _workspace(task), preview=task.preview)
+        findings = analyze_source(text, task.path, _workspace(task))
     _GROWTH.reclaim_when_grown()
     select = list(task.select) if task.select is not None else None
     return [f for f in findings if selected(f.code, select, list(task.ignore))]

@@ -145,7 +145,7 @@ def _run(args: argparse.Namespace) -> int:
         select, ignore = selection.for_file(path, config)
         tasks.append(Task(path, select, ignore, fix=args.fix and not args.diff, diff=args.diff,
                           unsafe_fixes=args.unsafe_fixes, data=data, roots=roots,
-                          interpreter=args.python, preview=args.preview))
+                          interpreter=args.python))
     results = check_all(tasks, args.jobs or _default_jobs())
     return _report(args, found, results)
 

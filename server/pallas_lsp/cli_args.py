@@ -97,9 +97,6 @@ def _fix_flags(parser: argparse.ArgumentParser) -> None:
                              "nothing; exit 1 when there are changes")
     parser.add_argument("--show-fixes", action="store_true",
                         help="list the fixes applied (with --fix) or available")
-    parser.add_argument("--preview", action="store_true",
-                        help="also check the preview rules (PAL302-PAL304: DMAs and signals never waited, "
-                             "waits nothing starts)")
 
 
 def positive_int(text: str) -> int:

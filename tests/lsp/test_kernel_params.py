@@ -62,15 +62,17 @@ async def test_go_to_definition_from_a_parameter_to_its_scratch_entry_and_back(c
     assert back.range.start.character == FIXED.split("\n")[DEF_LINE].index("sems")
 
 
-async def test_the_preview_setting_adds_the_protocol_rules(client, tmp_path):
+async def test_the_protocol_rules_reach_the_editor_with_their_certainty(client, tmp_path):
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "protocol" / "pal302_bias_unwaited_bug.py").read_text()
-    await start(client, "vscode", init_options={"preview": True})
-    uri = doc_uri(tmp_path)
-    open_doc(client, uri, text)
-    found = await diagnostics(client, uri, 1)
-    assert [d.code for d in found] == ["PAL302"]
+    protocol = Path(__file__).resolve().parents[1] / "protocol"
+    await start(client, "vscode")
+    for name, severity in (("pal302_prefetch_last_step_bug.py", types.DiagnosticSeverity.Error),
+                           ("pal302_ring_shift_bug.py", types.DiagnosticSeverity.Warning)):
+        uri = doc_uri(tmp_path, name)
+        open_doc(client, uri, (protocol / name).read_text())
+        found = await diagnostics(client, uri, 1)
+        assert [(d.code, d.severity) for d in found] == [("PAL302", severity)]
 
 
 async def test_hover_on_a_scratch_entry_names_the_parameter_it_feeds(client, tmp_path):

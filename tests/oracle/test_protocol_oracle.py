@@ -295,7 +295,7 @@ def test_the_wait_fix_makes_the_kernel_run_clean(tmp_path):
     fixed = []
     for path in _bugs("PAL302"):
         text = path.read_text()
-        for f in analyze_source(text, str(path), preview=True):
+        for f in analyze_source(text, str(path)):
             waits = [x for x in fixes_for(f, split_lines(text)) if x.title.startswith("Wait for the copy")]
             if f.code == "PAL302" and waits:
                 out = tmp_path / path.name.replace("_bug", "_fixed")

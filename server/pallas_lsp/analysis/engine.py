@@ -84,8 +84,7 @@ class ModuleAnalyzer:
     re-parses and re-analyses only what it touched.
     """
 
-    def __init__(self, path: str | None = None, workspace=None, package: str | None = None,
-                 preview: bool = False):
+    def __init__(self, path: str | None = None, workspace=None, package: str | None = None):
         self.path = path
         self.workspace = workspace
         roots = workspace.search_roots() if workspace is not None else ()
@@ -98,7 +97,6 @@ class ModuleAnalyzer:
         self._entries: dict = {}     # key -> (raw findings, deps)
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
         self.stats = {"blocks": 0, "entries_run": 0}
-        self.preview = preview       # also the preview rules (PAL302-PAL304: the semaphore protocol)
 
     def analyze(self, source: str, cancelled: Callable[[], bool] | None = None) -> list[Finding]:
         """Findings for `source`.  `cancelled` is asked between entries; when it says
@@ -254,7 +252,7 @@ class ModuleAnalyzer:
         if block.tree is None:
             return EntryResult()
         ctx = Context(state)
-        ctx.protocol = Protocol() if self.preview else None
+        ctx.protocol = Protocol()
         interp = Interpreter(ctx)
         frame = Frame({}, None, block, path=None, module=state)
         complete = False
@@ -374,7 +372,6 @@ class _DocumentLines:
         return lines[line - self._blocks[i].start]
 
 
-def analyze_source(source: str, path: str | None = None, workspace=None, preview: bool = False) -> list[Finding]:
-    """One-shot analysis of a whole module's text (what the CLI uses); `preview`: the
-    preview rules too."""
-    return ModuleAnalyzer(path, workspace, preview=preview).analyze(source)
+def analyze_source(source: str, path: str | None = None, workspace=None) -> list[Finding]:
+    """One-shot analysis of a whole module's text (what the CLI uses)."""
+    return ModuleAnalyzer(path, workspace).analyze(source)

@@ -7,6 +7,10 @@ from dataclasses import dataclass
 JAX_SEMAPHORE_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/distributed.html"
 JAX_GRID_DOC = "https://docs.jax.dev/en/latest/pallas/grid_blockspec.html"
 JAX_TPU_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/details.html"
+# PAL302-PAL304: how sure a finding is.
+_CERTAINTY = ("An error where every path is known (a static grid, loops with static bounds, conditions the "
+              "analysis decides); a warning where it pairs starts and waits by semaphore without following every "
+              "path (nothing anywhere in the kernel waits on, or signals, that semaphore).")
 
 
 @dataclass(frozen=True)
@@ -16,7 +20,6 @@ class Rule:
     severity: str   # default severity: "error" or "warning"
     summary: str
     doc_url: str
-    preview: bool = False   # reported only when asked for (`--preview`, the `preview` setting)
 
 
 RULES: dict[str, Rule] = {
@@ -76,16 +79,18 @@ RULES: dict[str, Rule] = {
              "waited by a DMA's `.wait()` (`dma_wait requires a DMA semaphore, but got a regular semaphore`). "
              "JAX raises when it traces the kernel for TPU.", JAX_SEMAPHORE_DOC),
         Rule("PAL302", "dma-never-waited", "error",
-             "A DMA is started and no `.wait()` in the kernel waits on its semaphore: the kernel ends with a "
-             "non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`) and "
-             "may use the buffer before the copy lands.", JAX_SEMAPHORE_DOC, preview=True),
+             "A DMA is started and never waited: counted over every grid step and loop iteration, a copy is "
+             "still in flight when the kernel ends (JAX's TPU interpreter: `Semaphore ... has non-zero count ... "
+             "at kernel exit`), and the kernel may use the buffer before it lands. " + _CERTAINTY,
+             JAX_SEMAPHORE_DOC),
         Rule("PAL303", "dma-never-started", "error",
-             "A DMA's `.wait()` on a semaphore no DMA in the kernel signals: the wait hangs.",
-             JAX_SEMAPHORE_DOC, preview=True),
+             "A DMA's `.wait()` waits for more than the DMAs started before it have signalled: the wait hangs "
+             "(for instance, a copy each step prefetches for the next, with no first-step prologue). "
+             + _CERTAINTY, JAX_SEMAPHORE_DOC),
         Rule("PAL304", "signal-never-waited", "error",
-             "`pl.semaphore_signal` on a semaphore no `pl.semaphore_wait` in the kernel waits on: the kernel ends "
-             "with a non-zero semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel "
-             "exit`).", JAX_SEMAPHORE_DOC, preview=True),
+             "`pl.semaphore_signal` counts that no `pl.semaphore_wait` takes: the kernel ends with a non-zero "
+             "semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`). "
+             + _CERTAINTY, JAX_SEMAPHORE_DOC),
         Rule("PAL305", "dma-shape-mismatch", "error",
              "A DMA whose source and destination differ in element type or shape where both are known (scratch "
              "buffers, blocks, `out_shape`, static `.at[...]` views): Mosaic's verifier rejects it when it compiles "

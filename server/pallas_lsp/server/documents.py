@@ -134,7 +134,6 @@ class DocumentStore:
         self.stopped = False
         self._reclaim_pending = False
         self.growth = GrowthWatch()
-        self.preview = False    # the preview rules too (the `preview` setting)
 
     def stop(self) -> None:
         """The client asked for shutdown: no more runs; a run in flight is not waited for."""
@@ -278,8 +277,6 @@ class DocumentStore:
                             doc.uri, len(text), MAX_SOURCE_CHARS)
                 doc.too_large_logged = True
         else:
-            if doc.analyzer.preview != self.preview:   # the setting changed: a fresh cache
-                doc.analyzer = ModuleAnalyzer(doc.path, doc.workspace, preview=self.preview)
             try:
                 with frozen_after():
                     findings = doc.analyzer.analyze(
@@ -292,7 +289,7 @@ class DocumentStore:
             except Exception:
                 log.exception("analysis of %s failed; its diagnostics are cleared until the "
                               "next change", doc.uri)
-                doc.analyzer = ModuleAnalyzer(doc.path, doc.workspace, preview=self.preview)
+                doc.analyzer = ModuleAnalyzer(doc.path, doc.workspace)
                 findings = []
         try:
             findings = [f for f in findings if snap.selection.wants(f.code)]

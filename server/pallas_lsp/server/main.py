@@ -102,8 +102,6 @@ class PallasLanguageServer(LanguageServer):
             log.warning("settings: %s", p)
         if self.project_workspace is not None and self.store is not None:
             self.store.on_worker(self.project_workspace.set_interpreter, self.settings.interpreter)
-        if self.store is not None:
-            self.store.preview = self.settings.preview
         self.client_log.setLevel(self.settings.log_level_number)
         logging.getLogger("pallas_lsp").setLevel(
             min(self.settings.log_level_number, self.file_log_level))
@@ -153,7 +151,6 @@ def initialize(ls: PallasLanguageServer, params: types.InitializeParams) -> None
         publish=None if ls.features.pull_diagnostics else ls.publish,
         project_workspace=ls.project_workspace,
     )
-    ls.store.preview = ls.settings.preview
     log.info("pallas-lsp %s: %s diagnostics, position encoding %s", __version__,
              "pull" if ls.features.pull_diagnostics else "push",
              getattr(ls.workspace.position_encoding, "value", ls.workspace.position_encoding))

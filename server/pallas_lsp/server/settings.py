@@ -3,7 +3,7 @@
 Contract shared with the editor clients:
 
     {"select": [codes or prefixes], "ignore": [...], "interpreter": "/path/python" | null,
-     "logLevel": "error" | "warning" | "info" | "debug", "inlayHints": false, "preview": false}
+     "logLevel": "error" | "warning" | "info" | "debug", "inlayHints": false}
 
 `workspace/didChangeConfiguration` sends the same keys either under a `"pallas"` section
 (what VS Code sends) or flat.  Each message replaces the settings, except `interpreter`:
@@ -48,7 +48,6 @@ class Settings:
     interpreter: str | None = None
     log_level: str = "info"
     inlay_hints: bool = False   # after each kernel parameter, what Pallas binds to it
-    preview: bool = False       # the preview rules (PAL302-PAL304) too
 
     @property
     def log_level_number(self) -> int:
@@ -104,17 +103,12 @@ def parse_settings(raw, previous: Settings | None = None) -> tuple[Settings, lis
     if not isinstance(hints, bool):
         problems.append("`inlayHints` must be true or false; using false")
         hints = False
-    preview = raw.get("preview", False)
-    if not isinstance(preview, bool):
-        problems.append("`preview` must be true or false; using false")
-        preview = False
     return Settings(
         select=select,
         ignore=ignore,
         interpreter=interpreter or kept,
         log_level=level.lower(),
         inlay_hints=hints,
-        preview=preview,
     ), problems
 
 

@@ -198,8 +198,9 @@ class CallingInterpreter(ABC):
         if active in ctx.active:
             self._unfollowed(args, kwargs)
             return UNKNOWN  # the same call again inside itself: unbounded recursion
+        effects = ctx.effects
         result = self._run_function(func, env, frame, loop_body, active)
-        if key is not None:
+        if key is not None and ctx.effects == effects:
             ctx.memo[key] = result
         return result
 

@@ -167,6 +167,9 @@ class Context:
     # pallas.replay.Replay while a kernel is replayed at concrete grid points: every call
     # runs (no memo), since the replay counts what each one does.
     replay: Any = None
+    # Events the protocol counts, so far: a call that had some is not memoised (a memo hit
+    # would skip them), so one run of a kernel sees every event it makes.
+    effects: int = 0
     pending: list[Any] = field(default_factory=list)    # pallas_call-like callables never applied yet
     calls: list[Any] = field(default_factory=list)      # every pallas_call seen (contract records)
     rule_findings: list[Any] = field(default_factory=list)  # report.ContractFinding (PAL3xx)

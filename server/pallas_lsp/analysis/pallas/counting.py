@@ -57,6 +57,7 @@ class Replay:
     decls: dict[int, Loc] = field(default_factory=dict)                 # id(declaration node) -> where
     undecided: set[int] = field(default_factory=set)
     blind: bool = False                           # an event on a semaphore we do not know
+    every_step: bool = False                      # the run counted stands for each step of a grid
     hang: Hang | None = None
 
     # ---------------------------------------------------------------- the ledger's interface
@@ -113,14 +114,6 @@ class Replay:
             return SCALAR
         return Const(self.grid[axis] if total else self.point[axis])
 
-    def trips(self, lower: Any, upper: Any, step: Any) -> range | None:
-        """The iterations of a loop with static bounds, when few enough to unroll."""
-        bounds = [v.value if isinstance(v, Const) and type(v.value) is int else None for v in (lower, upper, step)]
-        if None in bounds or bounds[2] == 0:
-            return None
-        trips = range(*bounds)   # type: ignore[arg-type]
-        return trips if len(trips) <= MAX_TRIPS else None
-
     @contextlib.contextmanager
     def iteration(self, index: int) -> Iterator[None]:
         self.indices.append(index)
@@ -130,12 +123,26 @@ class Replay:
             self.indices.pop()
 
     def where(self) -> str:
-        parts = [f"grid step {self.point}"] if self.grid else []
+        parts = [f"grid step {self.point}"] if self.grid else ["each grid step"] if self.every_step else []
         parts += [f"loop index {i}" for i in self.indices]
         return ", ".join(parts) or "the kernel"
 
 
 def unroll_trips(ctx: Any, lower: Any, upper: Any, step: Any = _ONE) -> range | None:
-    """A loop's iterations when a replay is running and can unroll it, else None."""
+    """A loop's iterations when a replay is running and can unroll it, else None (and
+    the kernel being run is noted as one a replay helps, when it could)."""
     replay = ctx.replay
-    return replay.trips(lower, upper, step) if replay is not None else None
+    if replay is not None:
+        return trips(lower, upper, step)
+    if ctx.grids and ctx.grids[-1] is not None and trips(lower, upper, step) is not None:
+        ctx.grids[-1].replay_helps = True
+    return None
+
+
+def trips(lower: Any, upper: Any, step: Any) -> range | None:
+    """The iterations of a loop with static bounds, when few enough to unroll."""
+    bounds = [v.value if isinstance(v, Const) and type(v.value) is int else None for v in (lower, upper, step)]
+    if None in bounds or bounds[2] == 0:
+        return None
+    loop = range(*bounds)   # type: ignore[arg-type]
+    return loop if len(loop) <= MAX_TRIPS else None

@@ -111,27 +111,15 @@ def index_sem(ev: Evaluator, sem: Sem, slice_node: ast.expr, frame: Frame) -> An
     if new_dims is None:
         return UNKNOWN   # JAX rejects it; not this rule's business
     return Sem(sem.kind, new_dims, sem.decl, sem.sites,
-               sem.scalar_decl if not new_dims or new_dims == sem.dims else None, _element(sem, elts, parts, ev, frame))
+               sem.scalar_decl if not new_dims or new_dims == sem.dims else None, _element(sem, elts, parts))
 
 
-def _element(sem: Sem, elts: list[ast.expr], parts: list[IndexPart], ev: Evaluator, frame: Frame) -> tuple | None:
+def _element(sem: Sem, elts: list[ast.expr], parts: list[IndexPart]) -> tuple | None:
     """The static integer indices of `sem.at[...]` appended to `sem`'s (None once one is
-    not a literal: the view could be any element).  A replay, which runs with concrete
-    grid and loop indices, takes the indices' values instead."""
-    if sem.element is None or len(parts) != len(elts):
+    not static: the view could be any element)."""
+    if sem.element is None or len(parts) != len(elts) or any(p.value is None for p in parts):
         return None
-    out = list(sem.element)
-    replaying = ev.ctx.replay is not None
-    for e, part in zip(elts, parts):
-        if part.kind is not IndexKind.DROP:
-            return None
-        if replaying and part.value is not None:
-            out.append(part.value)
-        elif isinstance(e, ast.Constant) and type(e.value) is int:
-            out.append(e.value)
-        else:
-            return None
-    return tuple(out)
+    return (*sem.element, *(p.value for p in parts))
 
 
 def view_dims(dims: tuple, parts: list[IndexPart]) -> tuple | None:

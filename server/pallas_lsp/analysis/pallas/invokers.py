@@ -315,8 +315,8 @@ def cond(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     operands: list[ArgOrStar] = [Arg(v) for v in vals[3:]]
     branches = vals[1:3]
-    taken = ev.truth(vals[0]) if vals and ev.ctx.replay is not None else None
-    if taken is not None and len(branches) == 2:   # a replay knows the predicate: one branch runs
+    taken = ev.truth(vals[0]) if vals else None
+    if taken is not None and len(branches) == 2 and not _replay_decides(ev.ctx):   # one branch runs
         ev.call(branches[0 if taken else 1], operands, {}, call.node, call.frame, helper=False)
         return UNKNOWN
     with maybe_runs(ev.ctx):
@@ -325,13 +325,24 @@ def cond(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     return UNKNOWN
 
 
+def _replay_decides(ctx: Context) -> bool:
+    """Whether to run every branch although the choice is static: JAX traces them all,
+    so a first run does too (and notes that a replay, which runs only the one taken,
+    would count better); a replay does not."""
+    if ctx.replay is not None:
+        return False
+    if ctx.grids and ctx.grids[-1] is not None:
+        ctx.grids[-1].replay_helps = True
+    return True
+
+
 def switch(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     if len(vals) < 2 or not isinstance(vals[1], Seq) or not vals[1].items:
         return UNKNOWN
     branches, operands = vals[1].items, [Arg(v) for v in vals[2:]]
     index = vals[0].value if isinstance(vals[0], Const) and type(vals[0].value) is int else None
-    if index is not None and ev.ctx.replay is not None:   # JAX clamps the index
+    if index is not None and not _replay_decides(ev.ctx):   # JAX clamps the index
         ev.call(branches[min(max(index, 0), len(branches) - 1)], list(operands), {}, call.node, call.frame,
                 helper=False)
         return UNKNOWN

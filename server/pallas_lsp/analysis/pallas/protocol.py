@@ -53,6 +53,18 @@ class SemLedger:
         return bool(self.at(event, element) or self.at(event, None))
 
 
+@dataclass(frozen=True)
+class Logged:
+    """One event on a declared semaphore, as `Protocol.record` got it."""
+
+    event: Event
+    sem: Sem
+    at: Loc | None
+    remote: bool
+    amount: int | None
+    certain: bool
+
+
 @dataclass
 class Protocol:
     """What one entry saw of its scratch semaphores."""
@@ -61,6 +73,7 @@ class Protocol:
     escaped: set[int] = field(default_factory=set)                # declarations handed to unknown code
     blind: set[Event] = field(default_factory=set)                # events on semaphores we do not know
     remote_starts: set[int] = field(default_factory=set)          # id(node) of remote DMAs' starts
+    log: list[Logged] = field(default_factory=list)               # the events on declared semaphores, in order
 
     def declare(self, value: Any, owner: Any = None) -> None:
         """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)
@@ -80,8 +93,11 @@ class Protocol:
             self.blind.add(event)
             return
         ledger = self.ledgers.get(id(value.decl.node)) if value.decl is not None else None
-        if ledger is not None and at is not None:
+        if ledger is not None and not value.scalar:   # a shape error (PAL0xx) first: the count is moot
+            self.escaped.add(id(ledger.decl.node))
+        elif ledger is not None and at is not None:
             ledger.events.setdefault((event, value.element), []).append(at)
+            self.log.append(Logged(event, value, at, remote, amount, certain))
 
     def escape(self, value: Any) -> None:
         """Semaphores (or descriptors holding them) given to code we do not model."""

@@ -33,27 +33,42 @@ class Verdicts:
 
 
 def replay_kernels(module: Any, protocol: Protocol) -> Verdicts:
-    """Replay every kernel whose scratch semaphores saw events, within REPLAY_STEPS."""
+    """Judge the kernels whose scratch semaphores saw events.  When every event of a
+    kernel ran on a certain path with a known element and amount, its run was the same at
+    every grid point, and the entry's own run is counted (once: what one step leaves
+    over, every step does); otherwise the kernel is replayed, within REPLAY_STEPS."""
     out = Verdicts()
     left = REPLAY_STEPS
     for record in protocol.owners():
-        grid = _static_grid(record)
-        if grid is None or left <= 0:
-            continue
-        replay = Replay(record, grid)
-        ctx = Context(module, budget=left, limit=left)
-        ctx.protocol = ctx.replay = replay
-        try:
-            _run(Interpreter(ctx), replay)
-        except (Budget, RecursionError):
-            continue
-        except Exception:
-            log.exception("pallas-lsp: replaying a kernel failed")
-            continue
-        finally:
-            left -= ctx.steps
-        _judge(replay, out)
+        counted = _count_log(record, protocol)
+        grid = _static_grid(record) if counted.undecided or counted.blind else None
+        if grid is not None and left > 0:
+            replay = Replay(record, grid)
+            ctx = Context(module, budget=left, limit=left)
+            ctx.protocol = ctx.replay = replay
+            try:
+                _run(Interpreter(ctx), replay)
+                counted = replay
+            except (Budget, RecursionError):
+                pass
+            except Exception:
+                log.exception("pallas-lsp: replaying a kernel failed")
+            finally:
+                left -= ctx.steps
+        _judge(counted, out)
     return out
+
+
+def _count_log(record: PallasCall, protocol: Protocol) -> Replay:
+    """The entry's run of `record`'s kernel, counted as one grid step."""
+    steps = grid_sizes(record.grid) if record.grid is not None else []
+    counted = Replay(record, (), every_step=bool(steps))
+    counted.blind = bool(protocol.blind)
+    counted.decls.update({key: ledger.decl for key, ledger in protocol.ledgers.items()
+                          if ledger.owner is record and key not in protocol.escaped})
+    for e in protocol.log:
+        counted.record(e.event, e.sem, e.at, e.remote, e.amount, e.certain)
+    return counted
 
 
 def _static_grid(record: PallasCall) -> tuple[int, ...] | None:
@@ -62,6 +77,8 @@ def _static_grid(record: PallasCall) -> tuple[int, ...] | None:
     sizes = grid_sizes(record.grid) if record.grid is not None else []
     if sizes is None or None in sizes or math.prod(sizes) > MAX_POINTS:   # type: ignore[arg-type]
         return None
+    if not record.replay_helps and not (record.axis_uses and math.prod(sizes) > 1):   # type: ignore[arg-type]
+        return None   # a replay would run it as its first run did
     return tuple(sizes)   # type: ignore[arg-type]
 
 

@@ -81,6 +81,9 @@ class PallasCall:
     operands: list | None = field(default=None)   # the inputs it was called with, when known
     ran: bool = False                             # its kernel was interpreted
     axis_uses: list[AxisUse] = field(default_factory=list)   # program_id / num_programs seen running it
+    # Its kernel has loops with static bounds or `lax.cond`s on static predicates: a
+    # replay, which unrolls and decides them, may count what its first run could not.
+    replay_helps: bool = False
 
     def loc(self) -> Loc | None:
         return self.frame.loc(self.node) if self.node is not None else None

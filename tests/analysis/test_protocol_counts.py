@@ -1,0 +1,157 @@
+"""PAL302-PAL304 by counting: each semaphore's starts, signals and waits are counted over
+the kernel's grid steps and loop iterations (DMA semaphores in bytes, as JAX's TPU
+interpreter counts them).  An error where every path is known; where a path is not
+(a condition on data, a loop of unknown length, another device's count), silence, or a
+warning when nothing at all waits on the semaphore.  Each case has a correct twin."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import IMPORTS, analyze, dedent, line_of
+
+PRELUDE = IMPORTS + "import jax.numpy as jnp\n"
+
+CALL = """
+def run(x):
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32), grid={grid},
+                          in_specs=[pl.BlockSpec(memory_space=pl.ANY)],
+                          out_specs=pl.BlockSpec(memory_space=pltpu.VMEM),
+                          scratch_shapes=[pltpu.VMEM((32, 128), jnp.float32), {sems}])(x)
+"""
+
+
+def module(body: str, grid: str = "(2,)", sems: str = "pltpu.SemaphoreType.DMA") -> str:
+    return PRELUDE + dedent(body) + CALL.replace("{grid}", grid).replace("{sems}", sems)
+
+
+def protocol(text: str) -> list[tuple[int, str, str]]:
+    return [(f.span.line + 1, f.code, f.severity) for f in analyze(text, protocol=True) if f.code in ("PAL302", "PAL303", "PAL304")]
+
+
+# Four copies into quarters of one buffer on one semaphore, then one wait for the whole
+# buffer: the bytes balance (a common gather idiom); waiting for one quarter does not.
+GATHER = """
+def kernel(x_hbm, o_ref, buf, sem):
+    for k in range(4):
+        pltpu.make_async_copy(x_hbm.at[pl.ds(k * 8, 8)], buf.at[pl.ds(k * 8, 8)], sem).start()
+    pltpu.make_async_copy(x_hbm.at[{waited}], buf.at[{waited}], sem).wait()
+    o_ref[...] = buf[...]
+"""
+
+
+def test_waits_are_counted_in_bytes():
+    assert protocol(module(GATHER.replace("{waited}", ":"))) == []
+    text = module(GATHER.replace("{waited}", "pl.ds(0, 8)"))
+    assert protocol(text) == [(line_of(text, ".start()"), "PAL302", "error")]
+
+
+# The same helper called twice from one place (a Python loop): both calls count.
+HELPER = """
+def fetch(x_hbm, buf, sems, k):
+    pltpu.make_async_copy(x_hbm.at[pl.ds(k * 8, 8)], buf.at[pl.ds(k * 8, 8)], sems.at[k]).start()
+
+def kernel(x_hbm, o_ref, buf, sems):
+    for k in range(2):
+        fetch(x_hbm, buf, sems, k)
+    for k in range({waited}):
+        pltpu.make_async_copy(x_hbm.at[pl.ds(k * 8, 8)], buf.at[pl.ds(k * 8, 8)], sems.at[k]).wait()
+    o_ref[...] = buf[...]
+"""
+
+
+def test_every_call_of_a_helper_counts():
+    sems = "pltpu.SemaphoreType.DMA((2,))"
+    assert protocol(module(HELPER.replace("{waited}", "2"), sems=sems)) == []
+    text = module(HELPER.replace("{waited}", "1"), sems=sems)
+    assert protocol(text) == [(line_of(text, ".start()"), "PAL302", "error")]
+
+
+# A grid of unknown size: every step runs the same straight-line code, so one step decides.
+STRAIGHT = """
+def kernel(x_hbm, o_ref, buf, sem):
+    copy = pltpu.make_async_copy(x_hbm.at[pl.ds(0, 32)], buf, sem)
+    copy.start()
+    {wait}
+    o_ref[...] = buf[...]
+"""
+
+
+def test_a_step_that_leaks_leaks_at_every_grid_size():
+    text = module(STRAIGHT.replace("{wait}", "pass"), grid="(x.shape[0] // 32,)")
+    [(line, code, severity)] = protocol(text)
+    assert (line, code, severity) == (line_of(text, "copy.start()"), "PAL302", "error")
+    assert "in each grid step" in next(f.message for f in analyze(text, protocol=True) if f.code == "PAL302")
+    assert protocol(module(STRAIGHT.replace("{wait}", "copy.wait()"), grid="(x.shape[0] // 32,)")) == []
+
+
+# Paths the analysis cannot decide: a condition on data, a loop of unknown length.
+DATA_BRANCH = """
+def kernel(x_hbm, o_ref, buf, sem):
+    copy = pltpu.make_async_copy(x_hbm.at[pl.ds(0, 32)], buf, sem)
+
+    @pl.when(buf[0, 0] > 0)
+    def _():
+        copy.start()
+    {wait}
+    o_ref[...] = buf[...]
+"""
+
+UNKNOWN_LOOP = """
+def kernel(x_hbm, o_ref, buf, sems):
+    n = x_hbm.shape[0] // 8
+    pltpu.make_async_copy(x_hbm.at[pl.ds(0, 8)], buf.at[pl.ds(0, 8)], sems.at[0]).start()
+
+    def body(i, carry):
+        slot = i % 2
+        pltpu.make_async_copy(x_hbm.at[pl.ds((i + 1) * 8, 8)], buf.at[pl.ds(0, 8)], sems.at[1 - slot]).start()
+        pltpu.make_async_copy(x_hbm.at[pl.ds(i * 8, 8)], buf.at[pl.ds(0, 8)], sems.at[slot]).wait()
+        return carry
+
+    jax.lax.fori_loop(0, n, body, 0)
+    o_ref[...] = buf[...]
+"""
+
+
+def test_a_branch_on_data_gives_a_warning_only_when_nothing_waits():
+    text = module(DATA_BRANCH.replace("{wait}", "pass"))
+    assert protocol(text) == [(line_of(text, "copy.start()"), "PAL302", "warning")]
+    waited = DATA_BRANCH.replace("{wait}", "@pl.when(buf[0, 0] > 0)\ndef _w():\n    copy.wait()")
+    assert protocol(module(waited)) == []
+
+
+def test_a_loop_of_unknown_length_is_not_judged_by_counts():
+    # The last iteration's prefetch is never waited, but how many iterations run is not
+    # known: no error (each semaphore is waited somewhere, so no warning either).
+    assert protocol(module(UNKNOWN_LOOP, sems="pltpu.SemaphoreType.DMA((2,))")) == []
+
+
+# Counts that are not this core's: another device's semaphore, a wait that keeps the count.
+@pytest.mark.parametrize("signal, wait", [
+    ("pl.semaphore_signal(sem, 1, device_id=1)", "pl.semaphore_wait(sem, 1)"),
+    ("pl.semaphore_signal(sem, 2)", "pl.semaphore_wait(sem, 1, decrement=False)"),
+])
+def test_counts_elsewhere_are_not_judged(signal, wait):
+    body = f"""
+    def kernel(x_hbm, o_ref, buf, sem):
+        {signal}
+        {wait}
+        o_ref[...] = buf[...]
+    """
+    assert protocol(module(body, sems="pltpu.SemaphoreType.REGULAR")) == []
+
+
+# A static `lax.cond`: a replay runs the branch taken (JAX traces both).
+COND = """
+def kernel(x_hbm, o_ref, buf, sem):
+    step = pl.program_id(0)
+    pl.semaphore_signal(sem, 1)
+    jax.lax.cond(step >= {last}, lambda: pl.semaphore_wait(sem, 1), lambda: None)
+    o_ref[...] = buf[...]
+"""
+
+
+def test_a_replay_takes_the_branch_the_grid_step_decides():
+    text = module(COND.replace("{last}", "1"), sems="pltpu.SemaphoreType.REGULAR")
+    assert protocol(text) == [(line_of(text, "semaphore_signal"), "PAL304", "error")]
+    assert protocol(module(COND.replace("{last}", "0"), sems="pltpu.SemaphoreType.REGULAR")) == []
