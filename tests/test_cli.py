@@ -704,9 +704,12 @@ def test_a_choice_is_applied_only_with_unsafe_fixes(tmp_path, monkeypatch, capsy
     assert "help: Index the semaphore (choice): `sems.at[1 - slot]` (unsafe)" in capsys.readouterr().out
     assert main(["check", "--diff", "k.py"]) == 0
     assert capsys.readouterr().out == ""
-    assert main(["check", "--fix", "--unsafe-fixes", "k.py"]) == 0
-    assert "Fixed 1 finding." in capsys.readouterr().out
+    assert main(["check", "--fix", "--unsafe-fixes", "k.py"]) == 1
+    out = capsys.readouterr().out
     assert path.read_text() == CHOICE_BUG.replace("buf.at[1 - slot], sems)", "buf.at[1 - slot], sems.at[1 - slot])")
+    # The first choice was a guess, and a wrong one: the copy now signals the other slot's
+    # semaphore, and the wait that follows hangs, which the protocol rules report.
+    assert "Fixed 1 finding." in out and "k.py:10:9: PAL303 DMA waited but never started" in out
 
 
 # ---------------------------------------------------------------------------------------

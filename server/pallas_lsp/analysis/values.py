@@ -270,6 +270,10 @@ def join(a, b):
         return a
     if isinstance(a, Sem) and isinstance(b, Sem):
         if a.scalar and b.scalar:
+            # one semaphore; which one (the declaration, the element) only where the paths agree
+            same = _same_decl(a, b)
+            if a.element != b.element or not same:
+                return replace(a, element=None, decl=a.decl if same else None)
             return a
         if not a.scalar and not b.scalar:
             # non-scalar on both paths: still an error wherever it is used whole
@@ -322,8 +326,13 @@ def join(a, b):
         return a if a == b else SLICE   # a slice; its length differs between the paths
     if isinstance(a, Descriptor) and isinstance(b, Descriptor):
         return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
-                          a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt, a.context)
+                          a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt, a.context,
+                          a.nbytes if a.nbytes == b.nbytes else None)
     return UNKNOWN
+
+
+def _same_decl(a: Sem, b: Sem) -> bool:
+    return a.decl is not None and b.decl is not None and a.decl.node is b.decl.node
 
 
 def is_number(v) -> bool:

@@ -110,6 +110,8 @@ class CallingInterpreter(ABC):
                 and isinstance(func.value, (ast.Name, ast.Attribute)):
             return self.list_method(node, func, frame)
         callee = self.eval(func, frame)
+        if callee is UNKNOWN and isinstance(func, ast.Attribute):
+            dispatch.unknown_method(self, func.attr)
         evaluated = self.eval_args(node, frame)
         if evaluated is None:
             self.callbacks_unknown_call([], {}, frame)

@@ -11,7 +11,8 @@ from ..interp.frame import CallArgs, Evaluator
 from ..values import SCALAR, UNKNOWN, Api, Const, Descriptor, Sem, SemType, Seq
 from . import handlers, invokers
 from .model import Api as ApiEntry
-from .model import ApiKind, Invoker
+from .model import ApiKind, Invoker, SemEffect
+from .protocol import Event
 from .registry import DESCRIPTOR_METHODS, ENTRIES
 from .values import (
     ArraySpecV,
@@ -65,6 +66,15 @@ def call_entry(ev: Evaluator, name: str, call: CallArgs) -> Any:
     if hit is None:
         return NOT_AN_ENTRY
     return hit[1](ev, hit[0], call)
+
+
+def unknown_method(ev: Evaluator, name: str) -> None:
+    """A method of a value we do not know: named like a DMA descriptor's, it may start or
+    wait on a semaphore the protocol cannot see."""
+    method = DESCRIPTOR_METHODS.get(name)
+    if method is not None:
+        handlers.note_event(ev.ctx, Event.DMA_START if method.effect is SemEffect.SIGNAL else Event.DMA_WAIT,
+                            UNKNOWN, None)
 
 
 def _descriptor_call(ev: Evaluator, value: DescriptorCall, call: CallArgs) -> Any:
