@@ -561,3 +561,59 @@ def test_a_semaphore_array_or_none_is_checked_where_it_is_used():
     kernel uses the entry as a semaphore, it is the array."""
     _one(HEAD + OPTIONAL.format(sem="sems.at[1]"), "# the optional copy", (3,))
     assert found(HEAD + OPTIONAL.format(sem="sems.at[1, 2]")) == []
+
+
+# ---------------------------------------------------------------- lists of descriptors
+
+DESCRIPTOR_LIST = """
+def kernel(x_hbm, o_hbm, sems, *, blocked):
+    def block_transfers(slot):
+        copies = []
+        for dst in (0, 1):
+            copies.append(pltpu.make_async_copy(x_hbm, o_hbm, sems.at[slot, len(copies)]))
+        copies.append(pltpu.make_async_copy(x_hbm, o_hbm, {last}))  # the last block
+        return copies
+
+    def transfers(slot):
+        if blocked:
+            return block_transfers(slot)
+        return [pltpu.make_async_copy(x_hbm, o_hbm, {one})]  # the one copy
+
+    for desc in transfers(1):
+        desc.start()
+        desc.wait()
+
+
+def run(x, blocked={blocked}):
+    kernel_ = functools.partial(kernel, blocked=blocked)
+    return pl.pallas_call(kernel_, out_shape=OUT, scratch_shapes=[DMA((2, 3))])(x)
+"""
+
+
+def test_a_list_built_in_an_unrolled_loop_is_the_last_items_list():
+    """`copies.append(...)` in a `for` over a tuple, then once more: after the loop the
+    list holds every item (the state of the last pass, not a join of the passes)."""
+    _one(HEAD + DESCRIPTOR_LIST.format(last="sems", one="sems.at[1, 0]", blocked=True), "# the last block", (2, 3))
+    assert found(HEAD + DESCRIPTOR_LIST.format(last="sems.at[1, 2]", one="sems.at[1, 0]", blocked=True)) == []
+
+
+def test_a_descriptor_built_with_an_array_on_one_path_is_flagged_where_started():
+    """`transfers` returns three descriptors on one path, one on the other: the one built
+    with the whole array is an error wherever its path starts it (JAX, tracing
+    `blocked=False`, raises there)."""
+    _one(HEAD + DESCRIPTOR_LIST.format(last="sems.at[1, 2]", one="sems", blocked=False), "# the one copy", (2, 3))
+
+
+def test_a_loop_that_may_break_still_joins_its_passes():
+    """JAX leaves the loop at the first pass, with a single semaphore: the last pass's
+    state is not the state after the loop."""
+    body = """
+def kernel(x_hbm, o_hbm, sems):
+    for row in (0, 1):
+        picked = sems.at[row, 0]
+        if row == 0:
+            break
+        picked = sems.at[row]
+    copy(x_hbm, o_hbm, picked)  # after the loop
+"""
+    assert found(_pair(body)) == []

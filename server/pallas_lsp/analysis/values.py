@@ -247,6 +247,11 @@ class Descriptor:
     context: Any = None   # checks.CallContext: where it was built (for the index suggestion)
     nbytes: int | None = None   # what it copies (its start signals, its wait waits for), when static
 
+    @property
+    def broken(self) -> bool:
+        """Built with a semaphore array: starting or waiting on it is an error."""
+        return any(isinstance(s, Sem) and not s.scalar for s in (self.dst, self.src))
+
 
 @dataclass(frozen=True, eq=False)
 class SuperProxy:
@@ -325,6 +330,9 @@ def join(a, b):
     if isinstance(a, SliceV) and isinstance(b, SliceV):
         return a if a == b else SLICE   # a slice; its length differs between the paths
     if isinstance(a, Descriptor) and isinstance(b, Descriptor):
+        if a.broken != b.broken:
+            # built with a semaphore array on one path: an error wherever that path starts it
+            return a if a.broken else b
         return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
                           a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt, a.context,
                           a.nbytes if a.nbytes == b.nbytes else None)

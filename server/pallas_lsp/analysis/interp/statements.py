@@ -34,7 +34,7 @@ from .frame import (
     Frame,
     maybe_runs,
 )
-from .syntax import catches_import_error, pattern_names
+from .syntax import catches_import_error, jumps, pattern_names
 
 _DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass")
 
@@ -190,7 +190,8 @@ class StatementInterpreter(CallingInterpreter):
                     frame.env = dict(frame.env)
             finally:
                 ctx.unrolling -= 1
-            frame.env = join_envs(envs)
+            # the state after the last item, unless a `break` / `continue` may skip the rest
+            frame.env = join_envs(envs) if jumps(s) else envs[-1]
             if s.orelse:
                 self.run_body(s.orelse, frame)
         else:
