@@ -79,6 +79,7 @@ class SemType:
     dims: tuple
     decl: Loc | None      # the declaring expression
     scalar_decl: tuple | None = None   # (Loc, replacement text) for a (1,)-shaped declaration
+    gpu: bool = False     # a Mosaic GPU semaphore (`plgpu.SemaphoreType`): TPU's counts do not apply
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,6 +104,7 @@ class Sem:
     sites: tuple = ()     # helper calls it went through, outermost first
     scalar_decl: tuple | None = None
     element: tuple | None = ()   # the static indices that made this view (None: some dynamic)
+    gpu: bool = False     # declared by `plgpu.SemaphoreType`
 
     @property
     def scalar(self) -> bool:
@@ -390,7 +392,7 @@ def allocate(value, depth=0, leaf=None):
     refs, pytrees keep their structure, anything else is `leaf(value)` (the caller's
     buffers) or unknown."""
     if isinstance(value, SemType):
-        return Sem(value.kind, value.dims, value.decl, scalar_decl=value.scalar_decl)
+        return Sem(value.kind, value.dims, value.decl, scalar_decl=value.scalar_decl, gpu=value.gpu)
     if isinstance(value, Api):
         kind = semaphore_member(value.qname)
         if kind:

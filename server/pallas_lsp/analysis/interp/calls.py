@@ -46,6 +46,7 @@ from .frame import (
     ForeignBudget,
     Frame,
     Yields,
+    maybe_runs,
 )
 from .functions import resolve_lazy
 from .syntax import generator_kind, nonlocal_names
@@ -170,7 +171,8 @@ class CallingInterpreter(ABC):
         protocol = self.ctx.protocol
         for a in [*args, *kwargs.values()]:
             if isinstance(a, Arg) and isinstance(a.value, (Func, Partial)):
-                self.call(a.value, [STAR], ANY_KWARGS, None, frame, helper=False)
+                with maybe_runs(self.ctx):   # called any number of times, or never
+                    self.call(a.value, [STAR], ANY_KWARGS, None, frame, helper=False)
             elif isinstance(a, Arg) and protocol is not None:
                 protocol.escape(a.value)   # what it does with a semaphore is unknown
 

@@ -63,7 +63,7 @@ class Replay:
     # ---------------------------------------------------------------- the ledger's interface
     def declare(self, value: Any, owner: Any = None) -> None:
         def note(sem: Sem) -> Sem:
-            if sem.decl is not None and sem.decl.path is None:
+            if sem.decl is not None and sem.decl.path is None and not sem.gpu:
                 self.decls.setdefault(id(sem.decl.node), sem.decl)
             return sem
         map_sems(value, note)

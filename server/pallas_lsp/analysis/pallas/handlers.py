@@ -149,7 +149,7 @@ def declare(ev: Evaluator, spec: SemaphoreType, call: CallArgs) -> Any:
     scalar_decl = None
     if dims == (1,) and isinstance(node, ast.Call):
         scalar_decl = (loc, frame.block.segment(node.func) if frame.block is not None else None)
-    return SemType(spec.member, dims, loc, scalar_decl)
+    return SemType(spec.member, dims, loc, scalar_decl, gpu=spec.name.startswith("plgpu."))
 
 
 def declare_space(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:

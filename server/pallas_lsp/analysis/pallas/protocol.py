@@ -79,7 +79,7 @@ class Protocol:
         """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)
         of `owner`'s kernel."""
         def note(sem: Sem) -> Sem:
-            if sem.decl is not None and sem.decl.path is None:
+            if sem.decl is not None and sem.decl.path is None and not sem.gpu:   # TPU semantics
                 self.ledgers.setdefault(id(sem.decl.node), SemLedger(sem.decl, sem.kind, owner))
             return sem
         map_sems(value, note)
