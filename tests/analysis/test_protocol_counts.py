@@ -155,3 +155,33 @@ def test_a_replay_takes_the_branch_the_grid_step_decides():
     text = module(COND.replace("{last}", "1"), sems="pltpu.SemaphoreType.REGULAR")
     assert protocol(text) == [(line_of(text, "semaphore_signal"), "PAL304", "error")]
     assert protocol(module(COND.replace("{last}", "0"), sems="pltpu.SemaphoreType.REGULAR")) == []
+
+
+# A replay's work is bounded: 32 grid steps x 32 x 32 loop trips is more than its step
+# budget, so the kernel is not judged by counts (the pairing still runs: no error).
+NESTED = """
+def kernel(x_hbm, o_ref, buf, sems):
+    step = pl.program_id(0)
+
+    def outer(i, carry):
+        def inner(j, c):
+            copy = pltpu.make_async_copy(x_hbm.at[pl.ds(0, 8)], buf.at[pl.ds(0, 8)], sems.at[(step + i + j) % 2])
+            copy.start()
+            {wait}
+            return c
+        return jax.lax.fori_loop(0, 32, inner, carry)
+
+    jax.lax.fori_loop(0, 32, outer, 0)
+    o_ref[...] = buf[...]
+"""
+
+
+def test_a_replay_stops_at_its_budget():
+    from pallas_lsp.analysis.pallas import replay
+
+    sems = "pltpu.SemaphoreType.DMA((2,))"
+    assert replay.MAX_POINTS * 32 * 32 * 5 > replay.REPLAY_STEPS
+    assert protocol(module(NESTED.replace("{wait}", "copy.wait()"), grid="(32,)", sems=sems)) == []
+    # a leak the budget leaves undecided: paired, it is waited nowhere, so a warning
+    text = module(NESTED.replace("{wait}", "pass"), grid="(32,)", sems=sems)
+    assert protocol(text) == [(line_of(text, "copy.start()"), "PAL302", "warning")]
