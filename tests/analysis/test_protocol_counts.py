@@ -185,3 +185,14 @@ def test_a_replay_stops_at_its_budget():
     # a leak the budget leaves undecided: paired, it is waited nowhere, so a warning
     text = module(NESTED.replace("{wait}", "pass"), grid="(32,)", sems=sems)
     assert protocol(text) == [(line_of(text, "copy.start()"), "PAL302", "warning")]
+
+
+def test_a_kernel_counts_the_same_whoever_calls_it():
+    # the driver is handed to code the analysis does not model (it may call it any number
+    # of times): one run of the kernel still leaks
+    text = module(STRAIGHT.replace("{wait}", "pass")) + dedent("""
+        import some_library
+
+        sharded = some_library.wrap(run)
+    """)
+    assert protocol(text) == [(line_of(text, "copy.start()"), "PAL302", "error")]

@@ -214,8 +214,20 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     ctx.kernel_nodes.update(function_nodes(record.kernel))
     _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()], record)
     record.ran = True
-    with grid_of(ctx, record):
+    with grid_of(ctx, record), _own_run(ctx):
         ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
+
+
+@contextlib.contextmanager
+def _own_run(ctx: Context) -> Iterator[None]:
+    """A kernel's semaphores are its own: whether its caller surely runs it (a branch, a
+    function handed to `shard_map`) does not change what one run of it counts."""
+    saved = ctx.uncertain, ctx.summarising
+    ctx.uncertain = ctx.summarising = 0
+    try:
+        yield
+    finally:
+        ctx.uncertain, ctx.summarising = saved
 
 
 def _spells_scoped_dma(kernel: Any) -> bool:
