@@ -196,3 +196,17 @@ def test_a_kernel_counts_the_same_whoever_calls_it():
         sharded = some_library.wrap(run)
     """)
     assert protocol(text) == [(line_of(text, "copy.start()"), "PAL302", "error")]
+
+
+@pytest.mark.parametrize("signalled, found", [(1, ["PAL303"]), (2, [])])
+def test_a_semaphore_wait_for_more_than_is_signalled_hangs(signalled, found):
+    body = f"""
+    def kernel(x_hbm, o_ref, buf, sem):
+        pl.semaphore_signal(sem, {signalled})
+        pl.semaphore_wait(sem, 2)
+        o_ref[...] = buf[...]
+    """
+    text = module(body, sems="pltpu.SemaphoreType.REGULAR")
+    assert [(code, severity) for _, code, severity in protocol(text)] == [(c, "error") for c in found]
+    if found:
+        assert protocol(text)[0][0] == line_of(text, "semaphore_wait")

@@ -83,10 +83,11 @@ RULES: dict[str, Rule] = {
              "still in flight when the kernel ends (JAX's TPU interpreter: `Semaphore ... has non-zero count ... "
              "at kernel exit`), and the kernel may use the buffer before it lands. " + _CERTAINTY,
              JAX_SEMAPHORE_DOC),
-        Rule("PAL303", "dma-never-started", "error",
-             "A DMA's `.wait()` waits for more than the DMAs started before it have signalled: the wait hangs "
-             "(for instance, a copy each step prefetches for the next, with no first-step prologue). "
-             + _CERTAINTY, JAX_SEMAPHORE_DOC),
+        Rule("PAL303", "wait-hangs", "error",
+             "A wait takes more than was started or signalled before it: the wait hangs. A DMA's `.wait()` "
+             "with no copy in flight (for instance, a copy each step prefetches for the next, with no first-step "
+             "prologue), or `pl.semaphore_wait(sem, n)` with fewer than `n` signals. " + _CERTAINTY,
+             JAX_SEMAPHORE_DOC),
         Rule("PAL304", "signal-never-waited", "error",
              "`pl.semaphore_signal` counts that no `pl.semaphore_wait` takes: the kernel ends with a non-zero "
              "semaphore (JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`). "

@@ -184,6 +184,7 @@ class CallingInterpreter(ABC):
             return self._call_foreign(func, args, kwargs, node, frame, helper, loop_body)
         func.analysed = True
         if func.node is None and resolve_lazy(func) is None:  # a top-level def parsed on first call
+            self._unfollowed(args, kwargs)   # it does not parse: what it does is unknown
             return UNKNOWN
         if frame.depth >= MAX_DEPTH:
             self._unfollowed(args, kwargs)

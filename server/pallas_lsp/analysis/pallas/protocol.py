@@ -152,6 +152,11 @@ def _judge(ledger: SemLedger, blind: set[Event], remote_starts: set[int]) -> lis
             if not ledger.any(Event.DMA_START, element) and not ledger.any(Event.SIGNAL, element):
                 out.append(ContractFinding("PAL303", ledger.at(Event.DMA_WAIT, element)[0], _NEVER_STARTED, note,
                                            severity=_ASSUMED))
+    if Event.SIGNAL not in blind:
+        for element in ledger.elements(Event.WAIT):
+            if not ledger.any(Event.SIGNAL, element) and not ledger.any(Event.DMA_START, element):
+                out.append(ContractFinding("PAL303", ledger.at(Event.WAIT, element)[0], _NEVER_SIGNALLED, note,
+                                           severity=_ASSUMED))
     if Event.WAIT not in blind:
         for element in ledger.elements(Event.SIGNAL):
             if not any(ledger.any(w, element) for w in waited):
@@ -190,6 +195,8 @@ _NEVER_WAITED = (
     "the buffer before the copy lands. Wait on it (`copy.wait()`) before it is needed, and before the kernel ends.")
 _NEVER_STARTED = ("DMA waited but never started: no DMA in the kernel signals this semaphore, so this wait hangs. "
                   "Start the copy (`copy.start()`) before waiting on it.")
+_NEVER_SIGNALLED = ("`pl.semaphore_wait` on a semaphore nothing signals: no `pl.semaphore_signal` in the kernel "
+                    "signals it, so this wait hangs.")
 _SIGNAL_NEVER_WAITED = (
     "`pl.semaphore_signal` without a matching `pl.semaphore_wait`: the kernel ends with a non-zero semaphore "
     "(JAX's TPU interpreter: `Semaphore ... has non-zero count ... at kernel exit`).")

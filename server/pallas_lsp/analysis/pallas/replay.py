@@ -96,7 +96,7 @@ def _judge(replay: Replay, out: Verdicts) -> None:
     hang = replay.hang
     if hang is not None:
         key = id(hang.decl.node)
-        if key in decided and hang.event is Event.DMA_WAIT:   # the kernel stops there: nothing else is known
+        if key in decided:   # the kernel stops there: nothing else is known
             out.decided.add(key)
             out.findings.append(_hang_finding(hang))
         return
@@ -112,10 +112,15 @@ def _element_text(element: tuple) -> str:
 
 
 def _hang_finding(hang: Hang) -> ContractFinding:
-    message = (f"DMA waited but never started: in {hang.where} this wait takes more than the DMAs started before "
-               f"it have signalled on its semaphore{_element_text(hang.element)}, so it hangs (JAX's TPU interpreter "
-               "waits forever). Start the copy before waiting on it: a copy the previous step prefetches needs a "
-               "first-step prologue (`@pl.when(step == 0)`).")
+    if hang.event is Event.DMA_WAIT:
+        message = (f"DMA waited but never started: in {hang.where} this wait takes more than the DMAs started "
+                   f"before it have signalled on its semaphore{_element_text(hang.element)}, so it hangs (JAX's TPU "
+                   "interpreter waits forever). Start the copy before waiting on it: a copy the previous step "
+                   "prefetches needs a first-step prologue (`@pl.when(step == 0)`).")
+    else:
+        message = (f"`pl.semaphore_wait` waits for more than is signalled: in {hang.where} this wait takes more "
+                   f"than the signals before it have added to its semaphore{_element_text(hang.element)}, so it "
+                   "hangs (JAX's TPU interpreter waits forever). Signal as much before it, or wait for less.")
     return ContractFinding("PAL303", hang.at, message, (ContractNote(hang.decl, "the semaphore is declared here"),))
 
 
