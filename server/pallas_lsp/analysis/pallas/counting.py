@@ -48,6 +48,10 @@ class Hang:
 
 @dataclass
 class Replay:
+    """The counts of a concrete run of `call`'s kernel (at each point of `grid`; an empty
+    grid: one run that stands for every step).  It takes the ledger's place in the
+    `Context` (`declare`, `record`, `escape`)."""
+
     call: Any                                     # the PallasCall replayed
     grid: tuple[int, ...]
     point: tuple[int, ...] = ()

@@ -61,8 +61,7 @@ def replay_kernels(module: Any, protocol: Protocol) -> Verdicts:
 
 def _count_log(record: PallasCall, protocol: Protocol) -> Replay:
     """The entry's run of `record`'s kernel, counted as one grid step."""
-    steps = grid_sizes(record.grid) if record.grid is not None else []
-    counted = Replay(record, (), every_step=bool(steps))
+    counted = Replay(record, (), every_step=record.grid is not None and grid_sizes(record.grid) != [])
     counted.blind = bool(protocol.blind)
     counted.decls.update({key: ledger.decl for key, ledger in protocol.ledgers.items()
                           if ledger.owner is record and key not in protocol.escaped})
@@ -72,14 +71,18 @@ def _count_log(record: PallasCall, protocol: Protocol) -> Replay:
 
 
 def _static_grid(record: PallasCall) -> tuple[int, ...] | None:
+    """The grid to replay `record`'s kernel at, when static, small, and worth it."""
     if record.invoker.binding is not Binding.PALLAS_CALL or not record.ran:
         return None
     sizes = grid_sizes(record.grid) if record.grid is not None else []
-    if sizes is None or None in sizes or math.prod(sizes) > MAX_POINTS:   # type: ignore[arg-type]
+    if sizes is None:
         return None
-    if not record.replay_helps and not (record.axis_uses and math.prod(sizes) > 1):   # type: ignore[arg-type]
+    grid = tuple(n for n in sizes if n is not None)
+    if len(grid) != len(sizes) or math.prod(grid) > MAX_POINTS:
+        return None
+    if not record.replay_helps and not (record.axis_uses and math.prod(grid) > 1):
         return None   # a replay would run it as its first run did
-    return tuple(sizes)   # type: ignore[arg-type]
+    return grid
 
 
 def _run(interp: Interpreter, replay: Replay) -> None:
