@@ -24,13 +24,15 @@
    run afterwards, judged by JAX with ``--jax``; ``--no-contract`` skips them.
 6. The DMA / semaphore protocol families (``benchmarks/protocol_mutants.py``: delete a
    wait, swap a semaphore type, drop an output index-map term, change one DMA side's
-   size; rules PAL301-PAL306) on the protocol corpus, judged by JAX's TPU interpreter
-   with ``--jax``; ``--no-protocol`` skips them.
+   size, change a signal or a wait count, an off-by-one prefetch guard, delete a
+   prologue; rules PAL301-PAL306) on the protocol corpus, judged by JAX's TPU
+   interpreter with ``--jax``; ``--no-protocol`` skips them.
 
 ``--strict`` (CI) exits 1 when there is a false error or the catch rate is below 95%,
 or (with ``--jax``) when the analyzer's error/warning verdict disagrees with JAX or a
 safe fix does not run clean; the contract families fail it below 95% flagged or on any
-false error, the protocol families below 90% (PAL301, PAL305, PAL306) or on any false error.
+false error, a protocol family below 90% flagged (each family on its own) or any false
+error there.
 """
 
 from __future__ import annotations
