@@ -210,3 +210,18 @@ def test_a_semaphore_wait_for_more_than_is_signalled_hangs(signalled, found):
     assert [(code, severity) for _, code, severity in protocol(text)] == [(c, "error") for c in found]
     if found:
         assert protocol(text)[0][0] == line_of(text, "semaphore_wait")
+
+
+@pytest.mark.parametrize("wait, found", [("copy.wait()", []), ("pass", ["PAL302"])])
+def test_a_bare_semaphore_type_given_to_run_scoped_is_counted(wait, found):
+    body = f"""
+    def kernel(x_hbm, o_ref, buf, sem):
+        def scoped(stage, scoped_sem):
+            copy = pltpu.make_async_copy(x_hbm.at[pl.ds(0, 32)], stage, scoped_sem)
+            copy.start()
+            {wait}
+            o_ref[...] = stage[...]
+
+        pl.run_scoped(scoped, pltpu.VMEM((32, 128), jnp.float32), pltpu.SemaphoreType.DMA)
+    """
+    assert [code for _, code, _ in protocol(module(body))] == found

@@ -258,12 +258,20 @@ def run_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     first = call.positional(0)
     if first is None:
         return UNKNOWN
-    refs: list[ArgOrStar] = [Arg(_allocated(a.value)) if isinstance(a, Arg) else STAR
-                             for a in call.args[1:]]
-    kw = {k: Arg(_allocated(v.value)) for k, v in call.kwargs.items() if k != "collective_axes"}
+    refs: list[ArgOrStar] = [_scoped(a, call) if isinstance(a, Arg) else STAR for a in call.args[1:]]
+    kw = {k: _scoped(v, call) for k, v in call.kwargs.items() if k != "collective_axes"}
     _declare_scratch(ev.ctx, [a.value for a in refs if isinstance(a, Arg)] + [a.value for a in kw.values()],
                      ev.ctx.grids[-1] if ev.ctx.grids else None)
     return ev.call(first.value, refs, kw, call.node, call.frame, helper=False)
+
+
+def _scoped(arg: Arg, call: CallArgs) -> Arg:
+    """The ref `run_scoped` allocates for one type; a bare semaphore type
+    (`pltpu.SemaphoreType.DMA`) is declared by its argument."""
+    value = _allocated(arg.value)
+    if isinstance(value, Sem) and value.decl is None and arg.node is not None:
+        value = replace(value, decl=call.frame.loc(arg.node))
+    return Arg(value)
 
 
 def with_scoped(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
