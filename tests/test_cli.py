@@ -833,3 +833,18 @@ def test_every_file_of_the_repository_is_checked_in_bounded_time():
             if elapsed > 1.5 + lines / 1000:
                 slow.append((str(path.relative_to(REPO)), lines, round(elapsed, 2)))
     assert slow == []
+
+
+def test_fix_applies_a_safe_contract_fix_and_unsafe_fixes_a_protocol_choice(tmp_path):
+    contract = (Path(__file__).parent / "contract" / "pal106_short_semantics_bug.py").read_text()
+    path = write(tmp_path / "k.py", contract)
+    r = run_cli("check", "--fix", "k.py", cwd=tmp_path)
+    assert (r.returncode, "Fixed 1 finding.") == (0, r.stdout.strip().splitlines()[0])
+    assert path.read_text() == contract.replace('dimension_semantics=("parallel",)',
+                                                'dimension_semantics=("parallel", "arbitrary")')
+    protocol = (Path(__file__).parent / "protocol" / "pal302_bias_unwaited_bug.py").read_text()
+    path = write(tmp_path / "p.py", protocol)
+    assert run_cli("check", "--fix", "p.py", cwd=tmp_path).returncode == 1   # a choice: not applied
+    assert path.read_text() == protocol
+    assert run_cli("check", "--fix", "--unsafe-fixes", "p.py", cwd=tmp_path).returncode == 0
+    assert "    b_copy.start()  # expect: PAL302\n    b_copy.wait()\n" in path.read_text()

@@ -15,10 +15,10 @@ from pallas_lsp.analysis.findings import (
 from pallas_lsp.analysis.fixes import (
     TextEdit,
     apply_edits,
+    auto_fix,
     fix_all_edits,
     fixes_for,
     guard_fix,
-    index_fix,
     index_fixes,
     indexed_text,
     noqa_fix,
@@ -76,7 +76,7 @@ def apply_fix(text, fix):
 
 def test_index_fix_uses_the_given_index():
     f = make(DOUBLE_BUFFER, "sems", guard_indent="        ")
-    fix = index_fix(f, split_lines(DOUBLE_BUFFER))
+    fix = auto_fix(f, split_lines(DOUBLE_BUFFER), unsafe=True)
     assert fix.title == "Index the semaphore: `sems.at[slot]`"
     assert fix.preferred and fix.kind == "quickfix" and fix.code == "PAL001"
     assert apply_fix(DOUBLE_BUFFER, fix) == DOUBLE_BUFFER.replace(
@@ -87,7 +87,7 @@ def test_index_fix_uses_the_given_index():
 def test_index_fix_appends_missing_indices_to_an_existing_at():
     text = "def k(x, sems):\n    pltpu.async_copy(x.at[i], x.at[i], sems.at[i])\n"
     f = make(text, "sems.at[i]", index=("0",))
-    assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
+    assert apply_fix(text, auto_fix(f, split_lines(text), unsafe=True)) == text.replace(
         "sems.at[i])", "sems.at[i, 0])"
     )
 
@@ -100,12 +100,12 @@ def test_index_fix_chains_after_a_name_holding_a_slice():
         "        pltpu.async_copy(x.at[rows], buf.at[rows], sems.at[rows])\n"
     )
     f = make(text, "sems.at[rows]", index=("0",))
-    assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
+    assert apply_fix(text, auto_fix(f, split_lines(text), unsafe=True)) == text.replace(
         "sems.at[rows])", "sems.at[rows].at[0])"
     )
     # a name not bound to a slice is appended to
     text = text.replace("rows = pl.ds(c * 8, 8)", "rows = c")
-    assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
+    assert apply_fix(text, auto_fix(f, split_lines(text), unsafe=True)) == text.replace(
         "sems.at[rows])", "sems.at[rows, 0])"
     )
 
@@ -120,7 +120,7 @@ def test_slice_names():
 def test_index_fix_on_a_two_dimensional_array_adds_both_indices():
     text = "def k(x, sems):\n    pl.semaphore_signal(sems)\n"
     f = make(text, "sems", code="PAL002", index=("0", "0"))
-    assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
+    assert apply_fix(text, auto_fix(f, split_lines(text), unsafe=True)) == text.replace(
         "(sems)", "(sems.at[0, 0])"
     )
 
@@ -159,7 +159,7 @@ def test_index_fix_spanning_lines():
     f = Finding("PAL001", "error", "msg", Span(1, start - text.index("    pltpu"), 2, 13), (2,),
                 (), FixData(base, ("0",), 1, "    ", base))
     assert text_at(split_lines(text), f.span) == base
-    assert apply_fix(text, index_fix(f, split_lines(text))) == text.replace(
+    assert apply_fix(text, auto_fix(f, split_lines(text), unsafe=True)) == text.replace(
         "b))\n", "b).at[0])\n"
     )
 
@@ -167,16 +167,16 @@ def test_index_fix_spanning_lines():
 def test_index_fix_refuses_stale_data():
     f = make(DOUBLE_BUFFER, "sems")
     changed = DOUBLE_BUFFER.replace("sems)", "sem2)")
-    assert index_fix(f, split_lines(changed)) is None
-    assert index_fix(f, split_lines("")) is None
+    assert auto_fix(f, split_lines(changed), unsafe=True) is None
+    assert auto_fix(f, split_lines(""), unsafe=True) is None
 
 
 def test_no_index_fix_without_fix_data_or_index():
     f = make(DOUBLE_BUFFER, "sems")
     bare = Finding(f.code, f.severity, f.message, f.span)
-    assert index_fix(bare, split_lines(DOUBLE_BUFFER)) is None
+    assert auto_fix(bare, split_lines(DOUBLE_BUFFER), unsafe=True) is None
     no_index = make(DOUBLE_BUFFER, "sems", index=())
-    assert index_fix(no_index, split_lines(DOUBLE_BUFFER)) is None
+    assert auto_fix(no_index, split_lines(DOUBLE_BUFFER), unsafe=True) is None
     # Without fix data only the noqa fix remains.
     assert [x.title for x in fixes_for(bare, split_lines(DOUBLE_BUFFER))] == [
         "Suppress PAL001 on this line (# noqa)"
@@ -187,7 +187,7 @@ def test_non_ascii_columns_are_code_points():
     text = 'def k(x, y, sems):\n    pltpu.async_copy(x["é→"], y, sems)  # größe: «ß»\n'
     f = make(text, "sems")
     assert f.span.col == 33  # code points, not UTF-8 bytes or UTF-16 units
-    out = apply_fix(text, index_fix(f, split_lines(text)))
+    out = apply_fix(text, auto_fix(f, split_lines(text), unsafe=True))
     assert out == text.replace("y, sems)  #", "y, sems.at[slot])  #")
     out = apply_fix(text, noqa_fix(f, split_lines(text)))
     assert out == text.replace("«ß»\n", "«ß»  # noqa: PAL001\n")
@@ -196,7 +196,7 @@ def test_non_ascii_columns_are_code_points():
 def test_crlf_line_endings_are_kept():
     text = DOUBLE_BUFFER.replace("\n", "\r\n")
     f = make(text, "sems", guard_indent="        ")
-    out = apply_fix(text, index_fix(f, split_lines(text)))
+    out = apply_fix(text, auto_fix(f, split_lines(text), unsafe=True))
     assert out == text.replace("buf.at[slot], sems)", "buf.at[slot], sems.at[slot])")
     guard = apply_fix(text, guard_fix(f, split_lines(text)))
     assert "\r\n        assert sems.shape == ()" in guard
@@ -370,7 +370,7 @@ def test_an_uncertain_index_is_offered_as_choices_none_preferred_nor_safe():
     ]
     assert not any(x.preferred for x in fixes)
     assert [x.safe for x in fixes[:3]] == [False, False, False]
-    assert index_fix(f, split_lines(DOUBLE_BUFFER)) == fixes[0]
+    assert auto_fix(f, split_lines(DOUBLE_BUFFER), unsafe=True) == fixes[0]
     assert apply_fix(DOUBLE_BUFFER, fixes[1]) == DOUBLE_BUFFER.replace(
         "buf.at[slot], sems)", "buf.at[slot], sems.at[1 - slot])")
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from . import formats
 from .analysis.engine import analyze_source
 from .analysis.findings import Finding, Span
-from .analysis.fixes import Fix, apply_edits, fix_all_edits, index_fix, split_lines
+from .analysis.fixes import Fix, apply_edits, auto_fix, fix_all_edits, split_lines
 from .analysis.parse import split_blocks
 from .analysis.rules import selected
 from .analysis.workspace import Workspace
@@ -204,8 +204,8 @@ def _fixes(findings: list[Finding], lines: list[str], unsafe: bool) -> list[tupl
     """The findings `--fix` applies a fix to now, with the fix."""
     out = []
     for f in findings:
-        fix = index_fix(f, lines)
-        if fix is not None and (fix.safe or unsafe):
+        fix = auto_fix(f, lines, unsafe)
+        if fix is not None:
             out.append((f, fix))
     return out
 
@@ -283,7 +283,7 @@ def _reported(path: str, findings: list[Finding], source: Source) -> list[format
     lines = split_lines(source.text)
     out = []
     for f in findings:
-        fix = index_fix(f, lines)
+        fix = auto_fix(f, lines, unsafe=True)   # shown: the fix --fix applies, or the choice it could
         text = lines[f.span.line] if 0 <= f.span.line < len(lines) else ""
         if source.notebook is None:
             out.append(formats.Reported(path, f, fix, source=text))

@@ -122,10 +122,14 @@ def index_fixes(finding: Finding, lines: Sequence[str]) -> list[Fix]:
     return out
 
 
-def index_fix(finding: Finding, lines: Sequence[str]) -> Fix | None:
-    """The index fix `check --fix` applies: the safe one, or (only with `--unsafe-fixes`)
-    the first choice.  None when there is none."""
-    found = index_fixes(finding, lines)
+def auto_fix(finding: Finding, lines: Sequence[str], unsafe: bool = False) -> Fix | None:
+    """The fix `check --fix` and *Fix all* apply: the safe index fix or a safe suggestion
+    of the analysis (a contract fix); with `unsafe` (`--unsafe-fixes`), else the first
+    choice.  None when there is none."""
+    found = index_fixes(finding, lines) + suggestion_fixes(finding, lines)
+    safe = next((f for f in found if f.safe), None)
+    if safe is not None or not unsafe:
+        return safe
     return found[0] if found else None
 
 
@@ -261,15 +265,14 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 def fix_all_edits(findings: Iterable[Finding], lines: Sequence[str],
                   unsafe: bool = False) -> list[TextEdit]:
-    """The safe index fix of every finding that has one (with `unsafe`: else its first
-    choice), in document order.
+    """The fix `auto_fix` picks for every finding that has one, in document order.
 
     When two edits overlap (e.g. the same expression reported twice), the first is kept.
     """
     edits: list[TextEdit] = []
     for finding in findings:
-        fix = index_fix(finding, lines)
-        if fix is not None and (fix.safe or unsafe):
+        fix = auto_fix(finding, lines, unsafe)
+        if fix is not None:
             edits.extend(fix.edits)
     edits.sort(key=lambda e: (e.span.line, e.span.col, e.span.end_line, e.span.end_col))
     kept: list[TextEdit] = []
