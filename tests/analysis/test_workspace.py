@@ -192,3 +192,14 @@ def test_import_forms_of_workspace_modules(tmp_path, form):
     fs = analyze_source(text, path, Workspace([str(tmp_path)]))
     line = text.split("\n").index("    start_copy(x_hbm, buf.at[slot], sems).wait()") + 1
     assert [(f.span.line + 1, f.code, f.shape) for f in fs] == [(line, "PAL001", (2,))]
+
+
+def test_set_text_is_read_instead_of_the_file(tmp_path):
+    """An editor's unsaved text of another module (the benchmark's mutants, too)."""
+    path, pkg = make_package(tmp_path)
+    ws = Workspace([str(tmp_path)])
+    ws.set_text(str(pkg / "common.py"), COMMON.replace("pltpu.SemaphoreType.DMA((NSLOTS,))", "pltpu.SemaphoreType.DMA"))
+    assert analyze_source(KERNEL, path, ws) == []
+    ws.set_text(str(pkg / "common.py"), None)
+    assert [f.code for f in analyze_source(KERNEL, path, ws)] == ["PAL001"]
+
