@@ -203,3 +203,74 @@ def test_set_text_is_read_instead_of_the_file(tmp_path):
     ws.set_text(str(pkg / "common.py"), None)
     assert [f.code for f in analyze_source(KERNEL, path, ws)] == ["PAL001"]
 
+
+# A frozen object holding the semaphores, handed to a helper of another module: the
+# semaphores inside remember the call site (a copy of an immutable object is the same
+# object to the code), so the caller's document shows the finding.
+REFS_CLASSES = {
+    "frozen dataclass": "@dataclasses.dataclass(frozen=True)\nclass Refs:\n    buf: Any\n    sems: Any\n",
+    "registered": "@jax.tree_util.register_dataclass\n@dataclasses.dataclass(frozen=True)\n"
+                  "class Refs:\n    buf: Any\n    sems: Any\n",
+    "named tuple": "class Refs(NamedTuple):\n    buf: Any\n    sems: Any\n",
+}
+
+REFS_HELPERS = dedent('''
+    import dataclasses
+    from typing import Any, NamedTuple
+
+    import jax
+    from jax.experimental.pallas import tpu as pltpu
+
+    {refs}
+
+    class Processor:
+        def __init__(self, src, refs):
+            self.src = src
+            self.refs = refs
+
+        def process(self, slot):
+            pltpu.make_async_copy(self.src, self.refs.buf.at[slot], self.{sem}).start()
+
+
+    def copy_in(src, refs, slot):
+        pltpu.make_async_copy(src, refs.buf.at[slot], {sem}).start()
+''')
+
+REFS_KERNEL = dedent('''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    from . import helpers
+
+
+    def kernel(x_hbm, o_ref, buf, sems):
+        refs = helpers.Refs(buf=buf, sems=sems)
+        helpers.copy_in(x_hbm, refs, 0)
+        helpers.Processor(x_hbm, refs).process(1)
+
+
+    def run(x):
+        return pl.pallas_call(
+            kernel,
+            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            in_specs=[pl.BlockSpec(memory_space=pltpu.ANY)],
+            scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+        )(x)
+''')
+
+
+@pytest.mark.parametrize("refs", REFS_CLASSES)
+@pytest.mark.parametrize(("sem", "broken"), [("refs.sems", True), ("refs.sems.at[slot]", False)])
+def test_frozen_object_holding_semaphores_reports_in_the_caller(tmp_path, refs, sem, broken):
+    pkg = tmp_path / "mykernels"
+    write(pkg / "__init__.py", "")
+    text = REFS_HELPERS.format(refs=REFS_CLASSES[refs], sem=sem)
+    helpers = write(pkg / "helpers.py", text)
+    path = write(pkg / "kernel.py", REFS_KERNEL)
+    fs = analyze_source(REFS_KERNEL, path, Workspace([str(tmp_path)]))
+    dmas = [i + 1 for i, line in enumerate(text.split("\n")) if "make_async_copy" in line]   # process, copy_in
+    assert [(f.span.line + 1, f.code, f.shape, f.related[-1].span.line + 1) for f in fs] == (
+        [(11, "PAL001", (2,), dmas[1]), (12, "PAL001", (2,), dmas[0])] if broken else [])
+    assert all(os.path.abspath(f.related[-1].path) == os.path.abspath(helpers) for f in fs)
