@@ -274,3 +274,59 @@ def test_frozen_object_holding_semaphores_reports_in_the_caller(tmp_path, refs, 
     assert [(f.span.line + 1, f.code, f.shape, f.related[-1].span.line + 1) for f in fs] == (
         [(11, "PAL001", (2,), dmas[1]), (12, "PAL001", (2,), dmas[0])] if broken else [])
     assert all(os.path.abspath(f.related[-1].path) == os.path.abspath(helpers) for f in fs)
+
+
+# A kernel of another module handed to `pallas_call` here (directly, through
+# `functools.partial`, or chosen by a branch): its findings report at the kernel
+# argument, with the places inside the kernel's module as related locations.
+FOREIGN_KERNELS = dedent('''
+    from jax.experimental.pallas import tpu as pltpu
+
+
+    def start(src, dst, sem):
+        pltpu.make_async_copy(src, dst, sem).start()
+
+
+    def copy_kernel(x_hbm, o_ref, buf, sems, *, slot=0):
+        start(x_hbm, buf.at[slot], {sem})
+
+
+    def other_kernel(x_hbm, o_ref, buf, sems):
+        pltpu.make_async_copy(x_hbm, buf.at[0], sems.at[0]).start()
+''')
+
+FOREIGN_CALLER = dedent('''
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    from .kernels import copy_kernel, other_kernel
+
+
+    def run(x, flag):
+        kernel = {kernel}
+        return pl.pallas_call(
+            kernel,
+            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            in_specs=[pl.BlockSpec(memory_space=pltpu.ANY)],
+            scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+        )(x)
+''')
+
+
+@pytest.mark.parametrize("kernel", ["copy_kernel", "functools.partial(copy_kernel, slot=1)",
+                                    "copy_kernel if flag else other_kernel"])
+@pytest.mark.parametrize(("sem", "broken"), [("sems", True), ("sems.at[slot]", False)])
+def test_kernel_of_another_module_reports_at_the_kernel_argument(tmp_path, kernel, sem, broken):
+    pkg = tmp_path / "mykernels"
+    write(pkg / "__init__.py", "")
+    kernels = write(pkg / "kernels.py", FOREIGN_KERNELS.format(sem=sem))
+    text = FOREIGN_CALLER.format(kernel=kernel)
+    fs = analyze_source(text, write(pkg / "caller.py", text), Workspace([str(tmp_path)]))
+    assert [(f.span.line + 1, f.code, f.shape) for f in fs] == ([(14, "PAL001", (2,))] if broken else [])
+    assert [[(r.span.line + 1, r.path and os.path.abspath(r.path)) for r in f.related] for f in fs] == (
+        [[(17, None), (5, os.path.abspath(kernels)), (9, os.path.abspath(kernels))]] if broken else [])
+    assert all("passed to `copy_kernel" in f.message for f in fs)
