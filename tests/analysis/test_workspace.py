@@ -192,3 +192,141 @@ def test_import_forms_of_workspace_modules(tmp_path, form):
     fs = analyze_source(text, path, Workspace([str(tmp_path)]))
     line = text.split("\n").index("    start_copy(x_hbm, buf.at[slot], sems).wait()") + 1
     assert [(f.span.line + 1, f.code, f.shape) for f in fs] == [(line, "PAL001", (2,))]
+
+
+def test_set_text_is_read_instead_of_the_file(tmp_path):
+    """An editor's unsaved text of another module (the benchmark's mutants, too)."""
+    path, pkg = make_package(tmp_path)
+    ws = Workspace([str(tmp_path)])
+    ws.set_text(str(pkg / "common.py"), COMMON.replace("pltpu.SemaphoreType.DMA((NSLOTS,))", "pltpu.SemaphoreType.DMA"))
+    assert analyze_source(KERNEL, path, ws) == []
+    ws.set_text(str(pkg / "common.py"), None)
+    assert [f.code for f in analyze_source(KERNEL, path, ws)] == ["PAL001"]
+
+
+# A frozen object holding the semaphores, handed to a helper of another module: the
+# semaphores inside remember the call site (a copy of an immutable object is the same
+# object to the code), so the caller's document shows the finding.
+REFS_CLASSES = {
+    "frozen dataclass": "@dataclasses.dataclass(frozen=True)\nclass Refs:\n    buf: Any\n    sems: Any\n",
+    "registered": "@jax.tree_util.register_dataclass\n@dataclasses.dataclass(frozen=True)\n"
+                  "class Refs:\n    buf: Any\n    sems: Any\n",
+    "named tuple": "class Refs(NamedTuple):\n    buf: Any\n    sems: Any\n",
+}
+
+REFS_HELPERS = dedent('''
+    import dataclasses
+    from typing import Any, NamedTuple
+
+    import jax
+    from jax.experimental.pallas import tpu as pltpu
+
+    {refs}
+
+    class Processor:
+        def __init__(self, src, refs):
+            self.src = src
+            self.refs = refs
+
+        def process(self, slot):
+            pltpu.make_async_copy(self.src, self.refs.buf.at[slot], self.{sem}).start()
+
+
+    def copy_in(src, refs, slot):
+        pltpu.make_async_copy(src, refs.buf.at[slot], {sem}).start()
+''')
+
+REFS_KERNEL = dedent('''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    from . import helpers
+
+
+    def kernel(x_hbm, o_ref, buf, sems):
+        refs = helpers.Refs(buf=buf, sems=sems)
+        helpers.copy_in(x_hbm, refs, 0)
+        helpers.Processor(x_hbm, refs).process(1)
+
+
+    def run(x):
+        return pl.pallas_call(
+            kernel,
+            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            in_specs=[pl.BlockSpec(memory_space=pltpu.ANY)],
+            scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+        )(x)
+''')
+
+
+@pytest.mark.parametrize("refs", REFS_CLASSES)
+@pytest.mark.parametrize(("sem", "broken"), [("refs.sems", True), ("refs.sems.at[slot]", False)])
+def test_frozen_object_holding_semaphores_reports_in_the_caller(tmp_path, refs, sem, broken):
+    pkg = tmp_path / "mykernels"
+    write(pkg / "__init__.py", "")
+    text = REFS_HELPERS.format(refs=REFS_CLASSES[refs], sem=sem)
+    helpers = write(pkg / "helpers.py", text)
+    path = write(pkg / "kernel.py", REFS_KERNEL)
+    fs = analyze_source(REFS_KERNEL, path, Workspace([str(tmp_path)]))
+    dmas = [i + 1 for i, line in enumerate(text.split("\n")) if "make_async_copy" in line]   # process, copy_in
+    assert [(f.span.line + 1, f.code, f.shape, f.related[-1].span.line + 1) for f in fs] == (
+        [(11, "PAL001", (2,), dmas[1]), (12, "PAL001", (2,), dmas[0])] if broken else [])
+    assert all(os.path.abspath(f.related[-1].path) == os.path.abspath(helpers) for f in fs)
+
+
+# A kernel of another module handed to `pallas_call` here (directly, through
+# `functools.partial`, or chosen by a branch): its findings report at the kernel
+# argument, with the places inside the kernel's module as related locations.
+FOREIGN_KERNELS = dedent('''
+    from jax.experimental.pallas import tpu as pltpu
+
+
+    def start(src, dst, sem):
+        pltpu.make_async_copy(src, dst, sem).start()
+
+
+    def copy_kernel(x_hbm, o_ref, buf, sems, *, slot=0):
+        start(x_hbm, buf.at[slot], {sem})
+
+
+    def other_kernel(x_hbm, o_ref, buf, sems):
+        pltpu.make_async_copy(x_hbm, buf.at[0], sems.at[0]).start()
+''')
+
+FOREIGN_CALLER = dedent('''
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    from .kernels import copy_kernel, other_kernel
+
+
+    def run(x, flag):
+        kernel = {kernel}
+        return pl.pallas_call(
+            kernel,
+            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            in_specs=[pl.BlockSpec(memory_space=pltpu.ANY)],
+            scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+        )(x)
+''')
+
+
+@pytest.mark.parametrize("kernel", ["copy_kernel", "functools.partial(copy_kernel, slot=1)",
+                                    "copy_kernel if flag else other_kernel"])
+@pytest.mark.parametrize(("sem", "broken"), [("sems", True), ("sems.at[slot]", False)])
+def test_kernel_of_another_module_reports_at_the_kernel_argument(tmp_path, kernel, sem, broken):
+    pkg = tmp_path / "mykernels"
+    write(pkg / "__init__.py", "")
+    kernels = write(pkg / "kernels.py", FOREIGN_KERNELS.format(sem=sem))
+    text = FOREIGN_CALLER.format(kernel=kernel)
+    fs = analyze_source(text, write(pkg / "caller.py", text), Workspace([str(tmp_path)]))
+    assert [(f.span.line + 1, f.code, f.shape) for f in fs] == ([(14, "PAL001", (2,))] if broken else [])
+    assert [[(r.span.line + 1, r.path and os.path.abspath(r.path)) for r in f.related] for f in fs] == (
+        [[(17, None), (5, os.path.abspath(kernels)), (9, os.path.abspath(kernels))]] if broken else [])
+    assert all("passed to `copy_kernel" in f.message for f in fs)

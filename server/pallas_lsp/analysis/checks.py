@@ -80,6 +80,7 @@ class RawFinding:
     decl_indexed: bool = False             # the declared array is indexed elsewhere (keep it an array)
     sites: tuple = ()                      # helper calls the array went through, outermost first
     inner: InnerUse | None = None          # where the check itself happened (inside the helper)
+    handed: Via | None = None              # where a helper of another module passed the whole array on
 
 
 def call_context(call_loc: Loc | None, frame: Any) -> CallContext:
@@ -131,6 +132,9 @@ def report_inside_indexing_helpers(findings: list[RawFinding], indexed_sites: se
         k = aware[-1]
         if k + 1 < len(raw.sites):
             nxt = raw.sites[k + 1]
+            if nxt.arg.path is not None:   # a call in another module: shown at the outer site
+                raw.handed = Via(raw.sites[k].callee, nxt.arg)
+                continue
             raw.at, raw.stmt, raw.call, raw.direct = nxt.arg, nxt.stmt, nxt.call, nxt.direct
             raw.via, raw.sites = Via(nxt.callee, inner.at), raw.sites[k + 1:]
             raw.context = CallContext()
@@ -251,6 +255,9 @@ def to_finding(raw: RawFinding) -> Finding:
         related.append(Related(loc_span(sem.decl), "the semaphore array is declared here", sem.decl.path))
     if raw.via is not None and raw.via.use is not None:
         related.append(Related(loc_span(raw.via.use), f"`{raw.via.helper}` uses the semaphore here", raw.via.use.path))
+    if raw.handed is not None and raw.handed.use is not None:
+        related.append(Related(loc_span(raw.handed.use), f"`{raw.handed.helper}` passes the whole array on here",
+                               raw.handed.use.path))
 
     fix = None
     if raw.at.path is None and raw.at is not raw.call:   # an expression to index or guard

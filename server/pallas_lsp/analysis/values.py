@@ -206,6 +206,7 @@ class ClassV:
     attrs: dict = field(default_factory=dict)
     fields: tuple = ()     # dataclass fields, in order
     is_dataclass: bool = False
+    frozen: bool = False   # instances are immutable (a frozen dataclass, a named tuple)
     path: str | None = None
     bases: tuple = ()      # base classes defined in analysed code (others are unknown)
 
@@ -375,7 +376,8 @@ def join_all(values):
 
 
 def map_sems(value, fn, depth=0):
-    """Apply `fn` to every Sem inside `value` (through tuples/lists/dicts)."""
+    """Apply `fn` to every Sem inside `value` (through tuples/lists/dicts and the fields
+    of immutable objects: a copy of one is the same object to the code)."""
     if isinstance(value, Sem):
         return fn(value)
     if depth > 8:
@@ -384,6 +386,10 @@ def map_sems(value, fn, depth=0):
         return Seq(tuple(map_sems(v, fn, depth + 1) for v in value.items), value.is_list)
     if isinstance(value, Mapping):
         return Mapping({k: map_sems(v, fn, depth + 1) for k, v in value.items.items()})
+    if isinstance(value, Instance) and value.cls.frozen:
+        fields = {k: map_sems(v, fn, depth + 1) for k, v in value.fields.items()}
+        if any(fields[k] is not v for k, v in value.fields.items()):
+            return Instance(value.cls, fields)
     return value
 
 

@@ -97,6 +97,7 @@ class Workspace:
         self._env_paths: list[str] | None = None
         self._editable: list[dict[str, list[str]]] | None = None
         self._found: dict[tuple[str, str | None], str | None] = {}   # find_module's answers
+        self._texts: dict[str, str] = {}   # file -> text read instead of the file's (set_text)
 
     # -- configuration ------------------------------------------------------------
     def set_interpreter(self, interpreter):
@@ -117,6 +118,17 @@ class Workspace:
                 if mod is None or mod.path == path:
                     del self._modules[name]
         self.generation += 1
+
+    def set_text(self, path: str, text: str | None) -> None:
+        """Read `text` as the content of file `path` (None: the file again), like an
+        editor's unsaved document.  Other modules already read keep what they took from
+        `path` (as after `invalidate`)."""
+        path = os.path.abspath(path)
+        if text is None:
+            self._texts.pop(path, None)
+        else:
+            self._texts[path] = text
+        self.invalidate(path)
 
     def version(self, module: str):
         path = self.find_module(module, None)
@@ -159,7 +171,7 @@ class Workspace:
         if key in self._loading:
             return None
         mod = None
-        text = _read_source(path) if path is not None else None
+        text = None if path is None else self._texts[path] if path in self._texts else _read_source(path)
         if path is not None and text is not None:
             self._loading.add(key)
             try:

@@ -58,7 +58,7 @@ def _namedtuple(ev: Evaluator, call: CallArgs) -> Any:
     else:
         return UNKNOWN
     frame = call.frame
-    return ClassV(None, frame, frame.block, fields=fields, is_dataclass=True, path=frame.path)  # type: ignore[arg-type]
+    return ClassV(None, frame, frame.block, fields=fields, is_dataclass=True, frozen=True, path=frame.path)  # type: ignore[arg-type]
 
 
 def _super(ev: Evaluator, call: CallArgs) -> Any:

@@ -345,12 +345,14 @@ class StatementInterpreter(CallingInterpreter):
         cls = ClassV(s, frame, frame.block, path=frame.path)
         base_values = [self.eval(x, frame) for x in s.bases]
         cls.bases = tuple(b for b in base_values if isinstance(b, ClassV))
-        cls.is_dataclass = any(isinstance(b, Api) and b.qname == "typing.NamedTuple" for b in base_values) \
-            or any(b.is_dataclass for b in cls.bases)
+        cls.frozen = any(isinstance(b, Api) and b.qname == "typing.NamedTuple" for b in base_values)
+        cls.is_dataclass = cls.frozen or any(b.is_dataclass for b in cls.bases)
         for dec in s.decorator_list:
             d = self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame)
-            if _callable_name(d) in _DATACLASS_DECORATORS:
+            name = _callable_name(d)
+            if name in _DATACLASS_DECORATORS:
                 cls.is_dataclass = True
+                cls.frozen |= name == "flax.struct.dataclass" or _frozen_keyword(dec)
         self._class_body(cls, s, frame)
         frame.created.append(cls)
         return cls
@@ -396,6 +398,12 @@ class StatementInterpreter(CallingInterpreter):
 def _raises(stmts: list[ast.stmt]) -> bool:
     """Whether a branch ends by raising (JAX's trace stops there: not a path a kernel runs)."""
     return bool(stmts) and isinstance(stmts[-1], ast.Raise)
+
+
+def _frozen_keyword(dec: ast.expr) -> bool:
+    """`@dataclass(frozen=True)`."""
+    return isinstance(dec, ast.Call) and any(
+        k.arg == "frozen" and isinstance(k.value, ast.Constant) and k.value.value is True for k in dec.keywords)
 
 
 def _callable_name(v: Any) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -25,6 +25,7 @@ from ..values import (
     SCALAR,
     UNKNOWN,
     Api,
+    Choice,
     Const,
     Func,
     Iter,
@@ -36,6 +37,7 @@ from ..values import (
     Seq,
     SeqOf,
     SeqTail,
+    Site,
     allocate,
     map_sems,
 )
@@ -108,6 +110,9 @@ def pallas_call(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     locs = {name: call.frame.loc(a.node) for name, a in call.kwargs.items() if a.node is not None}
     if out_arg is not None and out_arg.node is not None:
         locs[spec.outputs[0]] = call.frame.loc(out_arg.node)
+    kernel_arg = call.param(0, spec.params[0])
+    if kernel_arg is not None and kernel_arg.node is not None:
+        locs[spec.params[0]] = call.frame.loc(kernel_arg.node)
     gs = _kwarg(call, "grid_spec")
     layout = _Layout(_kwarg(call, *spec.scratch), _kwarg(call, "grid"), _kwarg(call, "in_specs"),
                      _kwarg(call, "out_specs"), 0)
@@ -213,9 +218,41 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         args = [*front, *(Arg(v) for v in outs), *tail]
     ctx.kernel_nodes.update(function_nodes(record.kernel))
     _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()], record)
+    site = _foreign_kernel_site(record)
+    if site is not None:
+        args = [Arg(map_sems(a.value, site)) if isinstance(a, Arg) else a for a in args]
+        kw = {k: Arg(map_sems(a.value, site)) for k, a in kw.items()}
     record.ran = True
     with grid_of(ctx, record), _own_run(ctx):
         ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
+
+
+def _foreign_kernel_site(record: PallasCall) -> Callable[[Sem], Sem] | None:
+    """A kernel defined in another module uses its refs there, where this document's
+    findings cannot be shown: its semaphores enter it as through a helper call whose
+    argument is the kernel given to `pallas_call` (a finding reports there)."""
+    kernel, arg = record.kernel, record.arg_locs.get(record.invoker.params[0])
+    while isinstance(kernel, Partial):
+        kernel = kernel.func
+        if arg is not None and isinstance(arg.node, ast.Call) and arg.node.args:   # `partial(kernel, ...)`: `kernel`
+            arg = replace(arg, node=arg.node.args[0])
+    funcs = _funcs(kernel)
+    if arg is None or not funcs or any(f.path is None for f in funcs):
+        return None
+    names = " or ".join(dict.fromkeys(f.name for f in funcs))   # a kernel chosen by a branch: each
+    site = Site(arg, arg, record.loc() or arg, names, False, funcs[0].node)
+    return lambda sem: sem.through(site)
+
+
+def _funcs(kernel: Any, depth: int = 0) -> list[Func]:
+    """The functions a kernel value stands for (through partials and choices); [] when
+    one of them is not a function."""
+    if isinstance(kernel, Partial) and depth < 4:
+        return _funcs(kernel.func, depth + 1)
+    if isinstance(kernel, Choice) and depth < 4:
+        options = [_funcs(o, depth + 1) for o in kernel.options]
+        return [f for o in options for f in o] if all(options) else []
+    return [kernel] if isinstance(kernel, Func) else []
 
 
 @contextlib.contextmanager
