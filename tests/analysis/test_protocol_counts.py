@@ -225,3 +225,21 @@ def test_a_bare_semaphore_type_given_to_run_scoped_is_counted(wait, found):
         pl.run_scoped(scoped, pltpu.VMEM((32, 128), jnp.float32), pltpu.SemaphoreType.DMA)
     """
     assert [code for _, code, _ in protocol(module(body))] == found
+
+
+def test_semaphores_in_an_object_handed_to_unknown_code_are_not_judged():
+    body = """
+    import dataclasses
+    import some_library
+
+    @dataclasses.dataclass(frozen=True)
+    class Scratch:
+        buf: object
+        sem: object
+
+    def kernel(x_hbm, o_ref, buf, sem):
+        pltpu.make_async_copy(x_hbm.at[pl.ds(0, 32)], buf, sem).start()
+        some_library.finish(Scratch(buf, sem))   # may wait on it
+        o_ref[...] = buf[...]
+    """
+    assert protocol(module(body)) == []

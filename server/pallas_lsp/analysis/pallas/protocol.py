@@ -19,7 +19,7 @@ from enum import Enum
 from typing import Any
 
 from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
-from ..values import Descriptor, Loc, Mapping, Sem, Seq, SeqTail, map_sems
+from ..values import Descriptor, Instance, Loc, Mapping, Sem, Seq, SeqTail, map_sems
 
 
 class Event(Enum):
@@ -134,6 +134,8 @@ def escaped_decls(value: Any, depth: int = 0) -> set[int]:
         return set().union(*(escaped_decls(item, depth + 1) for item in value.items))
     if isinstance(value, Mapping):
         return set().union(*(escaped_decls(item, depth + 1) for item in value.items.values()))
+    if isinstance(value, Instance):   # an object's fields
+        return set().union(*(escaped_decls(item, depth + 1) for item in value.fields.values()))
     return set()
 
 
