@@ -11,8 +11,8 @@ code) plus the Pallas ops shipped inside `jax`, and measures:
   descriptor classes and DMAs alike); counted apart, mutants flagged where a helper is
   called, with a related location on the mutated line, and mutants missed in their own
   file but flagged from a caller: a module of the same wheel that imports the mutated
-  one (found by its import statements), analysed with the mutant in place of the file,
-  has a finding with a related location on the mutated line.
+  one, or imports such a module (found by their import statements), analysed with the
+  mutant in place of the file, has a finding with a related location on the mutated line.
 
     python benchmarks/real_world.py [--keep DIR]
 
@@ -156,13 +156,21 @@ class Callers:
                 for mod in imported_modules(path, src, roots):
                     self.importers.setdefault(mod, []).append(path)
 
-    def of(self, path: pathlib.Path) -> list[pathlib.Path]:
-        return [p for p in self.importers.get(module_name(path, self.roots), []) if p != path]
+    def of(self, path: pathlib.Path, hops: int = 2) -> list[pathlib.Path]:
+        """The importers of `path`, then theirs (up to `hops` imports away), nearest first."""
+        out: list[pathlib.Path] = []
+        frontier = [path]
+        for _ in range(hops):
+            frontier = list(dict.fromkeys(p for q in frontier for p in self.importers.get(
+                module_name(q, self.roots), []) if p != path and p not in out))
+            out += frontier
+        return out
 
 
 def flagged_from_caller(miss: Miss, callers: Callers) -> bool:
-    """Whether a module importing the mutated one, analysed with the mutant in place, has a
-    finding with a related location on the mutated line (the file itself is not re-read)."""
+    """Whether a module importing the mutated one (or importing such a module), analysed with
+    the mutant in place, has a finding with a related location on the mutated line (the file
+    itself is not re-read)."""
     path = (miss.root / miss.path).resolve()
     ws = Workspace([str(miss.root)])   # fresh: no module read before the mutant
     ws.set_text(str(path), miss.mutated)

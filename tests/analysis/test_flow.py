@@ -232,6 +232,27 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "outer(x_hbm, o_ref, sems)"), "PAL001", (2,))]
+    # The call on the way that passes the whole array on is a related location.
+    (f,) = analyze(src)
+    assert [(r.span.line + 1, r.message) for r in f.related][-1] == (
+        line_of(src, "inner(src, dst, sems)"), "the whole array is passed on to `inner` here")
+
+
+def test_helper_chain_whose_inner_call_indexes_is_clean():
+    src = HEAD + """
+def inner(src, dst, sem):
+    pltpu.async_copy(src, dst, sem).wait()
+
+def outer(src, dst, sems):
+    inner(src, dst, sems.at[1])
+
+def kernel(x_hbm, o_ref, sems):
+    outer(x_hbm, o_ref, sems)
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == []
 
 
 def test_helper_indexes_what_it_receives():

@@ -336,6 +336,37 @@ def run(x):
     assert found(src) == [(line_of(src, "sems.at[1]"), "PAL001", (2,))]
 
 
+# `pl.kernel(body=[f, g], mesh=[m, n])` (MPMD): every body runs, on its own mesh, with
+# the same refs (dict scratch: keyword arguments; each `@ mesh` keeps the shape).
+MPMD = HEAD + """
+def scs(x_hbm, o_hbm, *, send, flags, n):
+    pltpu.make_async_copy(x_hbm, o_hbm, {sem}).start()
+    pltpu.semaphore_signal(flags.at[0])
+
+def tec(x_hbm, o_hbm, *, flags, n, **unused):
+    pl.semaphore_wait({flag})
+
+def run(x):
+    s_mesh = pltpu.create_tensorcore_mesh("core", num_cores=1)
+    v_mesh = pltpu.create_tensorcore_mesh("core", num_cores=1)
+    return pl.kernel(
+        body=[functools.partial(scs, n=2), functools.partial(tec, n=2)],
+        mesh=[s_mesh, v_mesh], out_type=OUT,
+        scratch_types=dict(send=DMA((2, 4)) @ s_mesh, flags=pltpu.SemaphoreType.REGULAR((2,)) @ v_mesh),
+    )(x)
+"""
+
+
+@pytest.mark.parametrize(("sem", "flag", "expected"), [
+    ("send.at[0, 1]", "flags.at[0]", []),
+    ("send.at[0]", "flags.at[0]", [("send.at[0]", (4,))]),
+    ("send.at[0, 1]", "flags", [("semaphore_wait(flags)", (2,))]),
+])
+def test_pl_kernel_with_a_list_of_bodies_runs_each(sem, flag, expected):
+    src = MPMD.format(sem=sem, flag=flag)
+    assert [(line, shape) for line, _, shape in found(src)] == [(line_of(src, t), s) for t, s in expected]
+
+
 def test_core_map_scratch_shapes():
     src = HEAD + """
 def run(x_hbm_ref, o_hbm_ref):

@@ -330,3 +330,67 @@ def test_kernel_of_another_module_reports_at_the_kernel_argument(tmp_path, kerne
     assert [[(r.span.line + 1, r.path and os.path.abspath(r.path)) for r in f.related] for f in fs] == (
         [[(17, None), (5, os.path.abspath(kernels)), (9, os.path.abspath(kernels))]] if broken else [])
     assert all("passed to `copy_kernel" in f.message for f in fs)
+
+
+# Two modules away: `pl.kernel(body=[...], mesh=[...])` here runs a kernel of another
+# module that hands its semaphores, in a frozen object, to a class of a third module.
+HOP_MANAGER = dedent('''
+    import dataclasses
+    from typing import Any
+
+    from jax.experimental.pallas import tpu as pltpu
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Manager:
+        sems: Any
+
+        def send(self, src, dst, slot):
+            pltpu.make_async_copy(src, dst, {sem}).start()
+''')
+
+HOP_KERNELS = dedent('''
+    from .manager import Manager
+
+
+    def scs_kernel(x_ref, o_ref, *, n, sems, **unused):
+        Manager(sems).send(x_ref, o_ref, 1)
+
+
+    def tec_kernel(x_ref, o_ref, *, n, **unused):
+        pass
+''')
+
+HOP_WRAPPER = dedent('''
+    import functools
+
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+    from .kernels import scs_kernel, tec_kernel
+
+
+    def run(x, mesh_a, mesh_b):
+        return pl.kernel(
+            body=[functools.partial(scs_kernel, n=2), functools.partial(tec_kernel, n=2)],
+            mesh=[mesh_a, mesh_b],
+            out_type=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            scratch_types=dict(sems=pltpu.SemaphoreType.DMA((2,)) @ mesh_a),
+        )(x)
+''')
+
+
+@pytest.mark.parametrize(("sem", "broken"), [("self.sems", True), ("self.sems.at[slot]", False)])
+def test_list_of_kernel_bodies_of_another_module_two_imports_away(tmp_path, sem, broken):
+    pkg = tmp_path / "mykernels"
+    write(pkg / "__init__.py", "")
+    manager = write(pkg / "manager.py", HOP_MANAGER.format(sem=sem))
+    write(pkg / "kernels.py", HOP_KERNELS)
+    fs = analyze_source(HOP_WRAPPER, write(pkg / "wrapper.py", HOP_WRAPPER), Workspace([str(tmp_path)]))
+    body = HOP_WRAPPER.split("\n")[12].index("scs_kernel, n=2")
+    assert [(f.span.line + 1, f.span.col, f.code, f.shape) for f in fs] == (
+        [(13, body, "PAL001", (2,))] if broken else [])
+    assert all(any(r.path and os.path.abspath(r.path) == os.path.abspath(manager) and r.span.line + 1 == 12
+                   for r in f.related) for f in fs)

@@ -250,14 +250,7 @@ def to_finding(raw: RawFinding) -> Finding:
         what += f"; it is passed to `{helper}`, which {action} with it" + (f" at {use_line}" if use_line else "")
     message = f"{head} — {what}{st.hint}.{tail}"
 
-    related = []
-    if sem.decl is not None:
-        related.append(Related(loc_span(sem.decl), "the semaphore array is declared here", sem.decl.path))
-    if raw.via is not None and raw.via.use is not None:
-        related.append(Related(loc_span(raw.via.use), f"`{raw.via.helper}` uses the semaphore here", raw.via.use.path))
-    if raw.handed is not None and raw.handed.use is not None:
-        related.append(Related(loc_span(raw.handed.use), f"`{raw.handed.helper}` passes the whole array on here",
-                               raw.handed.use.path))
+    related = _related(raw)
 
     fix = None
     if raw.at.path is None and raw.at is not raw.call:   # an expression to index or guard
@@ -280,6 +273,27 @@ def to_finding(raw: RawFinding) -> Finding:
             alternatives=index.alternatives if index else (),
         )
     return Finding(raw.code, rule.severity, message, at_span, tuple(sem.dims or ()), tuple(related), fix)
+
+
+def _related(raw: RawFinding) -> list[Related]:
+    """The declaration, the use inside the helper, and every call on the way that passes
+    the whole array on to a further helper."""
+    sem = raw.sem
+    related = []
+    if sem.decl is not None:
+        related.append(Related(loc_span(sem.decl), "the semaphore array is declared here", sem.decl.path))
+    if raw.via is not None and raw.via.use is not None:
+        related.append(Related(loc_span(raw.via.use), f"`{raw.via.helper}` uses the semaphore here", raw.via.use.path))
+    if raw.handed is not None and raw.handed.use is not None:
+        related.append(Related(loc_span(raw.handed.use), f"`{raw.handed.helper}` passes the whole array on here",
+                               raw.handed.use.path))
+    if raw.via is not None:
+        seen = {(r.span, r.path) for r in related}
+        for site in raw.sites[1:]:
+            if (loc_span(site.arg), site.arg.path) not in seen:
+                related.append(Related(loc_span(site.arg), f"the whole array is passed on to `{site.callee}` here",
+                                       site.arg.path))
+    return related
 
 
 def _fix_hint(text: str, index: IndexSuggestion | None, slice_names: frozenset[str]) -> str:

@@ -194,7 +194,7 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     outs = None if isinstance(record.scratch, SeqTail) else record.outs  # a scratch tail binds from the end
     scratch = [a.value for a in [*(tail or []), *kw.values()]]
     reached = any(holds_sem(v) for v in [*scratch, *(a.value for a in operands or []), *(outs or [])])
-    copies = not reached and _spells_scoped_dma(record.kernel)
+    copies = not reached and any(_spells_scoped_dma(body) for body, _ in _bodies(record))
     buffers = io_buffers(record) if reached or copies else None
     if not reached and not (copies and any(isinstance(v, BufferRef) for v in
                                            [*scratch, *(buffers[0] + buffers[1] if buffers else [])])):
@@ -218,20 +218,33 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         args = [*front, *(Arg(v) for v in outs), *tail]
     ctx.kernel_nodes.update(function_nodes(record.kernel))
     _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()], record)
-    site = _foreign_kernel_site(record)
-    if site is not None:
-        args = [Arg(map_sems(a.value, site)) if isinstance(a, Arg) else a for a in args]
-        kw = {k: Arg(map_sems(a.value, site)) for k, a in kw.items()}
     record.ran = True
-    with grid_of(ctx, record), _own_run(ctx):
-        ev.call(record.kernel, args, kw, record.node, record.frame, helper=False)
+    bodies = _bodies(record)
+    for body, arg in bodies:
+        site = _foreign_kernel_site(record, body, arg)
+        body_args = [Arg(map_sems(a.value, site)) if site and isinstance(a, Arg) else a for a in args]
+        body_kw = {k: Arg(map_sems(a.value, site)) for k, a in kw.items()} if site else kw
+        with grid_of(ctx, record), _own_run(ctx, concurrent=len(bodies) > 1):
+            ev.call(body, body_args, body_kw, record.node, record.frame, helper=False)
 
 
-def _foreign_kernel_site(record: PallasCall) -> Callable[[Sem], Sem] | None:
+def _bodies(record: PallasCall) -> list[tuple[Any, Loc | None]]:
+    """The kernel bodies, each with where it is given. `pl.kernel(body=[f, g], mesh=[m, n])`
+    (MPMD) runs every body, each on its own mesh, with the same refs."""
+    kernel, arg = record.kernel, record.arg_locs.get(record.invoker.params[0])
+    if record.invoker.binding is not Binding.KERNEL or not isinstance(kernel, Seq) or not kernel.items:
+        return [(kernel, arg)]
+    node = arg.node if arg is not None else None
+    if arg is None or not isinstance(node, (ast.List, ast.Tuple)) or len(node.elts) != len(kernel.items) \
+            or any(isinstance(e, ast.Starred) for e in node.elts):
+        return [(body, arg) for body in kernel.items]
+    return [(body, replace(arg, node=e)) for body, e in zip(kernel.items, node.elts)]
+
+
+def _foreign_kernel_site(record: PallasCall, kernel: Any, arg: Loc | None) -> Callable[[Sem], Sem] | None:
     """A kernel defined in another module uses its refs there, where this document's
     findings cannot be shown: its semaphores enter it as through a helper call whose
     argument is the kernel given to `pallas_call` (a finding reports there)."""
-    kernel, arg = record.kernel, record.arg_locs.get(record.invoker.params[0])
     while isinstance(kernel, Partial):
         kernel = kernel.func
         if arg is not None and isinstance(arg.node, ast.Call) and arg.node.args:   # `partial(kernel, ...)`: `kernel`
@@ -256,11 +269,12 @@ def _funcs(kernel: Any, depth: int = 0) -> list[Func]:
 
 
 @contextlib.contextmanager
-def _own_run(ctx: Context) -> Iterator[None]:
+def _own_run(ctx: Context, concurrent: bool = False) -> Iterator[None]:
     """A kernel's semaphores are its own: whether its caller surely runs it (a branch, a
-    function handed to `shard_map`) does not change what one run of it counts."""
+    function handed to `shard_map`) does not change what one run of it counts. Bodies
+    that run `concurrent`ly (MPMD) interleave their events in an order no run decides."""
     saved = ctx.uncertain, ctx.summarising
-    ctx.uncertain = ctx.summarising = 0
+    ctx.uncertain, ctx.summarising = int(concurrent), 0
     try:
         yield
     finally:
