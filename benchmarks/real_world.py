@@ -2,8 +2,9 @@
 """Accuracy on real, published Pallas kernels (not written for this project).
 
 Downloads pinned wheels of public kernel libraries from PyPI (tokamax, tpu-inference,
-sglang-jax, ejkernel, easydel, qwix, ringattention: the ones whose wheels ship Pallas TPU
-code) plus the Pallas ops shipped inside `jax`, and measures:
+sglang-jax, ejkernel, easydel, qwix, ringattention, maxtext, fjformer, axlearn,
+recurrentgemma: the ones whose wheels ship Pallas TPU code) plus the Pallas ops shipped
+inside `jax`, and measures:
 
 * false errors and warnings: every finding on this shipped (and presumably correct) code is listed;
 * recall: for every call argument of the form `<name with "sem">.at[...]`, the index is
@@ -39,7 +40,8 @@ from pallas_lsp.analysis.engine import analyze_source
 from pallas_lsp.analysis.workspace import Workspace, package_of
 
 WHEELS = ["tokamax==0.0.17", "tpu-inference==0.32.0", "sglang-jax==0.0.2", "ejkernel==0.0.80.3",
-          "easydel==0.3.0", "qwix==0.1.8", "ringattention==0.1.2"]
+          "easydel==0.3.0", "qwix==0.1.8", "ringattention==0.1.2", "maxtext==0.2.5", "fjformer==0.0.91",
+          "axlearn==0.0.1.post20240213000026", "recurrentgemma==1.0.1"]
 
 
 def fetch(dest: pathlib.Path) -> list[pathlib.Path]:
