@@ -272,7 +272,7 @@ class ModuleAnalyzer:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        protocol = self._judge_protocol(state, ctx.protocol) if complete and ctx.protocol is not None else []
+        protocol = self._judge_protocol(state, ctx.protocol) if complete else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
                            tuple(ctx.views), contract.bindings)
 

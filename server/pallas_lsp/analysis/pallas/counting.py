@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..values import SCALAR, Const, Loc, Sem, map_sems
-from .protocol import Event, escaped_decls
+from ..values import SCALAR, Const, Loc, Sem
+from .protocol import Event, counted_sems, escaped_decls
 
 MAX_TRIPS = 32            # iterations a replay unrolls per loop
 _ONE = Const(1)
@@ -66,11 +66,8 @@ class Replay:
 
     # ---------------------------------------------------------------- the ledger's interface
     def declare(self, value: Any, owner: Any = None) -> None:
-        def note(sem: Sem) -> Sem:
-            if sem.decl is not None and sem.decl.path is None and not sem.gpu:
-                self.decls.setdefault(id(sem.decl.node), sem.decl)
-            return sem
-        map_sems(value, note)
+        for _, decl in counted_sems(value):
+            self.decls.setdefault(id(decl.node), decl)
 
     def escape(self, value: Any) -> None:
         self.undecided |= escaped_decls(value)
@@ -135,12 +132,17 @@ class Replay:
 def unroll_trips(ctx: Any, lower: Any, upper: Any, step: Any = _ONE) -> range | None:
     """A loop's iterations when a replay is running and can unroll it, else None (and
     the kernel being run is noted as one a replay helps, when it could)."""
-    replay = ctx.replay
-    if replay is not None:
+    if ctx.replay is not None:
         return trips(lower, upper, step)
-    if ctx.grids and ctx.grids[-1] is not None and trips(lower, upper, step) is not None:
-        ctx.grids[-1].replay_helps = True
+    if trips(lower, upper, step) is not None:
+        replay_would_help(ctx)
     return None
+
+
+def replay_would_help(ctx: Any) -> None:
+    """Note that a replay of the kernel being run could decide what its first run cannot."""
+    if ctx.grids and ctx.grids[-1] is not None:
+        ctx.grids[-1].replay_helps = True
 
 
 def trips(lower: Any, upper: Any, step: Any) -> range | None:

@@ -11,8 +11,7 @@ from ..interp.frame import CallArgs, Evaluator
 from ..values import SCALAR, UNKNOWN, Api, Const, Descriptor, Sem, SemType, Seq
 from . import handlers, invokers
 from .model import Api as ApiEntry
-from .model import ApiKind, Invoker, SemEffect
-from .protocol import Event
+from .model import ApiKind, Invoker
 from .registry import DESCRIPTOR_METHODS, ENTRIES
 from .values import (
     ArraySpecV,
@@ -73,8 +72,7 @@ def unknown_method(ev: Evaluator, name: str) -> None:
     wait on a semaphore the protocol cannot see."""
     method = DESCRIPTOR_METHODS.get(name)
     if method is not None:
-        handlers.note_event(ev.ctx, Event.DMA_START if method.effect is SemEffect.SIGNAL else Event.DMA_WAIT,
-                            UNKNOWN, None)
+        handlers.note_event(ev.ctx, handlers.dma_event(method), UNKNOWN, None)
 
 
 def _descriptor_call(ev: Evaluator, value: DescriptorCall, call: CallArgs) -> Any:

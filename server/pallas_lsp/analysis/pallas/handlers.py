@@ -132,8 +132,13 @@ def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod,
                             stmt=desc.stmt, role=role, remote=desc.remote, context=desc.context)
         checks.check_semaphore(ev.ctx, use, frame)
         check_kind(ev.ctx, value, method.kinds, "wait", _loc(frame, node) or use.at)   # JAX raises at the wait
-        note_event(ev.ctx, Event.DMA_START if method.effect is SemEffect.SIGNAL else Event.DMA_WAIT, value,
-                   _loc(frame, node) if node is not None else desc.call, desc.remote, desc.nbytes)
+        note_event(ev.ctx, dma_event(method), value, _loc(frame, node) if node is not None else desc.call,
+                   desc.remote, desc.nbytes)
+
+
+def dma_event(method: DescriptorMethod) -> Event:
+    """What a descriptor method does to its semaphore's count."""
+    return Event.DMA_START if method.effect is SemEffect.SIGNAL else Event.DMA_WAIT
 
 
 def declare(ev: Evaluator, spec: SemaphoreType, call: CallArgs) -> Any:

@@ -42,7 +42,7 @@ from ..values import (
     map_sems,
 )
 from .buffers import io_buffers, scratch_buffer
-from .counting import unroll_trips
+from .counting import replay_would_help, unroll_trips
 from .derived import COPY_WORDS, SCOPED_WORDS
 from .model import Binding, Invoker
 from .values import (
@@ -402,8 +402,7 @@ def _replay_decides(ctx: Context) -> bool:
     would count better); a replay does not."""
     if ctx.replay is not None:
         return False
-    if ctx.grids and ctx.grids[-1] is not None:
-        ctx.grids[-1].replay_helps = True
+    replay_would_help(ctx)
     return True
 
 

@@ -78,11 +78,8 @@ class Protocol:
     def declare(self, value: Any, owner: Any = None) -> None:
         """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)
         of `owner`'s kernel."""
-        def note(sem: Sem) -> Sem:
-            if sem.decl is not None and sem.decl.path is None and not sem.gpu:   # TPU semantics
-                self.ledgers.setdefault(id(sem.decl.node), SemLedger(sem.decl, sem.kind, owner))
-            return sem
-        map_sems(value, note)
+        for sem, decl in counted_sems(value):
+            self.ledgers.setdefault(id(decl.node), SemLedger(decl, sem.kind, owner))
 
     def record(self, event: Event, value: Any, at: Loc | None, remote: bool = False, amount: int | None = None,
                certain: bool = True) -> None:
@@ -119,6 +116,19 @@ class Protocol:
             if key not in self.escaped and key not in decided:
                 out.extend(_judge(ledger, self.blind, self.remote_starts))
         return out
+
+
+def counted_sems(value: Any) -> list[tuple[Sem, Loc]]:
+    """The semaphores in `value` the protocol counts, with their declarations: declared in
+    this document, and TPU's (a Mosaic GPU semaphore's count works otherwise)."""
+    found: list[tuple[Sem, Loc]] = []
+
+    def note(sem: Sem) -> Sem:
+        if sem.decl is not None and sem.decl.path is None and not sem.gpu:
+            found.append((sem, sem.decl))
+        return sem
+    map_sems(value, note)
+    return found
 
 
 def escaped_decls(value: Any, depth: int = 0) -> set[int]:
