@@ -15,7 +15,7 @@ read those by hand.
 
 Usage (needs jax; ~2-3 minutes on 2 cores):
 
-    /work/venv/bin/python tests/analysis/jax_crosscheck.py [--keep DIR]
+    .venv/bin/python tests/analysis/jax_crosscheck.py [--keep DIR]
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def record_snippets() -> list[dict]:
     recorded = []
     original = helpers.analyze
 
-    def analyze(src, path=None):
-        fs = original(src, path)
+    def analyze(src, path=None, **options):
+        fs = original(src, path, **options)
         recorded.append({"src": helpers.dedent(src),
                          "codes": [(f.span.line + 1, f.code) for f in fs]})
         return fs

@@ -12,7 +12,7 @@ are counted, not compared.
 
 Usage (needs jax; ~1 s per kernel on 2 cores):
 
-    /work/venv/bin/python tests/analysis/jax_random_kernels.py COUNT SEED [--keep DIR] [-v]
+    .venv/bin/python tests/analysis/jax_random_kernels.py COUNT SEED [--keep DIR] [-v]
 """
 import logging
 import os

@@ -617,3 +617,85 @@ def kernel(x_hbm, o_hbm, sems):
     copy(x_hbm, o_hbm, picked)  # after the loop
 """
     assert found(_pair(body)) == []
+
+
+# ---------------------------------------------------------------- itertools over views
+
+ITERTOOLS_CASES = {
+    # construct: (kernel body with {bad} for the argument under test, broken, correct, shape)
+    "chain": ("""
+def kernel(x_hbm, o_hbm, sems, one):
+    for sem in itertools.chain([sems.at[K_ROW]], (sems.at[r] for r in (V_ROW,))):
+        copy(x_hbm, o_hbm, {bad})  # the chained copy
+""", "sem", "sem.at[2]", (3,)),
+    "chain.from_iterable": ("""
+def kernel(x_hbm, o_hbm, sems, one):
+    rows = itertools.chain.from_iterable([[sems.at[0]], [sems.at[1]]])
+    first, second = rows
+    copy(x_hbm, o_hbm, {bad})  # the second row
+""", "second", "second.at[0]", (3,)),
+    "product": ("""
+def kernel(x_hbm, o_hbm, sems, one):
+    for r, c in itertools.product((K_ROW, V_ROW), range(3)):
+        copy(x_hbm, o_hbm, {bad})  # each element
+""", "sems.at[r]", "sems.at[r, c]", (3,)),
+    "islice": ("""
+def kernel(x_hbm, o_hbm, sems, one):
+    (last,) = itertools.islice([one, one, sems.at[1]], 2, None)
+    copy(x_hbm, o_hbm, {bad})  # the sliced one
+""", "last", "last.at[2]", (3,)),
+    "repeat": ("""
+def kernel(x_hbm, o_hbm, sems, one):
+    a, b = itertools.repeat(sems.at[1], 2)
+    copy(x_hbm, o_hbm, {bad})  # a repeated row
+""", "b", "b.at[0]", (3,)),
+    "pairwise": ("""
+def kernel(x_hbm, o_hbm, sems, one):
+    for prev, cur in itertools.pairwise([sems.at[0, 0], sems.at[1]]):
+        copy(x_hbm, o_hbm, {bad})  # the current one
+""", "cur", "cur.at[1]", (3,)),
+    "zip_longest": ("""
+def kernel(x_hbm, o_hbm, sems, one):
+    for k, sem in itertools.zip_longest((0, 1), [sems.at[0]], fillvalue=one):
+        copy(x_hbm, o_hbm, {bad})  # row or filler
+""", "sem", "one", None),
+    "starmap": ("""
+def kernel(x_hbm, o_hbm, sems, one):
+    descs = list(itertools.starmap(lambda r, c: pltpu.make_async_copy(x_hbm, o_hbm, {bad}), [(0, 1), (1, 2)]))  # the mapped copy
+    for d in descs:
+        d.start()
+        d.wait()
+""", "sems.at[r]", "sems.at[r, c]", (3,)),
+}
+
+
+def _itertools_kernel(construct: str, arg: str) -> str:
+    return _pair("import itertools\n" + ITERTOOLS_CASES[construct][0].format(bad=arg), "[DMA((2, 3)), DMA]")
+
+
+def test_itertools_over_views_broken_and_correct():
+    """Over tuples of known items each construct gives the items Python would: the row
+    passed whole is flagged with its shape (JAX: `(3,)`), the single semaphore is not."""
+    for construct, (body, broken, correct, shape) in ITERTOOLS_CASES.items():
+        assert found(_itertools_kernel(construct, correct)) == [], construct
+        if shape is None:
+            continue
+        needle = body.split("# ")[1].split("\n")[0]
+        src = _itertools_kernel(construct, broken)
+        assert found(src) == [(line_of(src, "# " + needle), "PAL001", shape)], construct
+
+
+def test_itertools_mixing_rows_and_single_semaphores():
+    """`chain` of a single semaphore and rows, `zip_longest` whose filler is a single
+    semaphore: the loop variable is a row on some passes, one semaphore on others.  Over
+    known items the passes are unrolled: the row's pass is flagged (JAX raises there)."""
+    body = """
+import itertools
+def kernel(x_hbm, o_hbm, sems, one):
+    for sem in itertools.chain([one], (sems.at[r] for r in (K_ROW, V_ROW))):
+        copy(x_hbm, o_hbm, sem)  # the chained copy
+"""
+    src = _pair(body, "[DMA((2, 3)), DMA]")
+    assert found(src) == [(line_of(src, "# the chained copy"), "PAL001", (3,))]
+    src = _itertools_kernel("zip_longest", "sem")
+    assert found(src) == [(line_of(src, "# row or filler"), "PAL001", (3,))]

@@ -1,7 +1,7 @@
 """Python builtins and stdlib helpers the interpreter models, by canonical name:
 `functools.partial`, `range`, `enumerate`, `zip`, `map`, `len`, `tuple`/`list`/`dict`,
 `reversed`/`sorted`, `iter`/`next`, `namedtuple`/`NamedTuple`, `dataclasses.replace`,
-`super`."""
+`super`, and `itertools` (`itertools_model`)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from ..values import (
     element,
 )
 from .frame import MAX_RANGE_UNROLL, MAX_UNROLL, Arg, CallArgs, Evaluator, Frame
+from .itertools_model import ITERTOOLS
 
 Builtin = Callable[[Evaluator, CallArgs], Any]
 
@@ -111,6 +112,11 @@ def _shares_iterator(values: list[Any]) -> bool:
 
 def _iterate(ev: Evaluator, call: CallArgs) -> Any:
     return SeqOf(element(call.value(0)))
+
+
+def _reversed(ev: Evaluator, call: CallArgs) -> Any:
+    v = call.value(0)
+    return Seq(v.items[::-1]) if isinstance(v, Seq) and len(call.args) == 1 else SeqOf(element(v))
 
 
 def _iter(ev: Evaluator, call: CallArgs) -> Any:
@@ -203,7 +209,7 @@ BUILTINS: dict[str, Builtin] = {
     "super": _super,
     "enumerate": _enumerate,
     "zip": _zip,
-    "reversed": _iterate,
+    "reversed": _reversed,
     "sorted": _iterate,
     "map": _map,
     "iter": _iter,
@@ -217,4 +223,5 @@ BUILTINS: dict[str, Builtin] = {
     "list": _sequence(True),
     "dict": _dict,
     **{name: _number for name in ("int", "min", "max", "abs", "sum")},
+    **ITERTOOLS,
 }
