@@ -21,6 +21,11 @@ def _known(values: list[Any]) -> list[tuple] | None:
     return None
 
 
+def _natural(value: Any) -> bool:
+    """A static count or index Python accepts here (an int, not negative)."""
+    return isinstance(value, Const) and type(value.value) is int and value.value >= 0
+
+
 def _result(items: list[Any]) -> Any:
     return Seq(tuple(items)) if len(items) <= MAX_UNROLL else SeqOf(join_all(items))
 
@@ -51,19 +56,20 @@ def _product(ev: Evaluator, call: CallArgs) -> Any:
     repeat = call.kwargs["repeat"].value if "repeat" in call.kwargs else Const(1)
     parts = call.values()
     known = _known(parts)
-    if known is not None and isinstance(repeat, Const) and type(repeat.value) is int:
+    if known is not None and _natural(repeat):
         total = 1
         for items in known:
             total *= len(items)
         if total ** repeat.value <= MAX_UNROLL:
             return Seq(tuple(Seq(combo) for combo in itertools.product(*known, repeat=repeat.value)))
-    return SeqOf(Seq(tuple(element(p) for p in parts)) if repeat == Const(1) else UNKNOWN)
+    single = isinstance(repeat, Const) and type(repeat.value) is int and repeat.value == 1
+    return SeqOf(Seq(tuple(element(p) for p in parts)) if single else UNKNOWN)
 
 
 def _islice(ev: Evaluator, call: CallArgs) -> Any:
     source, *bounds = call.values()
     if (isinstance(source, Seq) and not call.has_star and 1 <= len(bounds) <= 3
-            and all(isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in bounds)):
+            and all(_natural(b) or b == Const(None) for b in bounds)):
         return Seq(tuple(itertools.islice(source.items, *(b.value for b in bounds))))
     return SeqOf(element(source))
 
@@ -117,7 +123,7 @@ def _cycle(ev: Evaluator, call: CallArgs) -> Any:
 
 def _combinations(ev: Evaluator, call: CallArgs) -> Any:
     source, size = call.value(0), call.value(1)
-    if isinstance(source, Seq) and isinstance(size, Const) and type(size.value) is int:
+    if isinstance(source, Seq) and _natural(size):
         combos = [Seq(c) for c in itertools.islice(itertools.combinations(source.items, size.value),
                                                    MAX_UNROLL + 1)]
         return _result(combos)
