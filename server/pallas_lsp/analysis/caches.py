@@ -1,7 +1,7 @@
 """The analysis's memo tables, held by one explicit object.
 
 Parsed trees, the names each block binds, the creator facts of each block, canonical
-names and the `nonlocal` names of each function are pure functions of their keys, so
+names, the `nonlocal` names of each function and how often it binds each name are pure functions of their keys, so
 they are shared by every document (equal text, equal answer) and bounded.  `CACHES` is
 the one instance; `CACHES.clear()` empties every table (tests, a long-running server
 that wants its memory back)."""
@@ -51,12 +51,14 @@ class Caches:
         self.canonical: BoundedMemo[str, str] = BoundedMemo(100_000)
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
         self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
+        self.bindings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # def node -> {name: times bound}
 
     def clear(self) -> None:
         for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical):
             memo.clear()
         self.nonlocals.clear()
         self.generators.clear()
+        self.bindings.clear()
 
 
 CACHES = Caches()

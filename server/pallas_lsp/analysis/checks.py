@@ -12,6 +12,7 @@ from typing import Any
 
 from .findings import Finding, FixData, Related
 from .index_choice import IndexSuggestion, index_elts, is_at, suggest_index
+from .pallas.indexed_use import judged_against
 from .pallas.indexing import indexed_text
 from .pallas.model import SemRole
 from .report import loc_span
@@ -102,6 +103,9 @@ def check_semaphore(ctx: Any, use: SemUse, frame: Any) -> None:
         context = use.context if use.context is not None else call_context(use.call, frame)
         inner = InnerUse(inner_at, stmt, use.call, use.at is not None, context)
     site = value.site
+    reported = site.arg if site is not None else inner_at
+    if value.evidence and (reported is None or not judged_against(value, reported)):
+        return   # indexed only on another branch: that configuration may declare it whole
     if site is not None:
         raw = RawFinding(use.rule, use.verb, use.api_name, value, at=site.arg, stmt=site.stmt, call=site.call,
                          via=Via(site.callee, inner_at), direct=site.direct, role=use.role, remote=use.remote,
@@ -213,6 +217,9 @@ def _static(raw: RawFinding) -> _Static:
         text = raw.at.block.segment(raw.at.node)
         short = text if len(text) <= 40 and "\n" not in text else text.split("\n")[0][:37] + "..."
         index = suggest_index(raw, len(sem.dims)) if raw.direct and sem.dims else None
+        if index is not None and index.safe and sem.evidence:   # an array known by its use: a choice
+            first = ("0",) * len(index.index)
+            index = IndexSuggestion(index.index, False, (first,) if index.index != first else ())
         st = _Static(text, short, index, _fix_hint(text, index, raw.context.slice_names),
                      "semaphore" if sem.kind == "?" else f"{sem.kind} semaphore", shape_text(sem.dims))
         raw.__dict__["_static"] = st
@@ -238,16 +245,14 @@ def to_finding(raw: RawFinding) -> Finding:
     subject = f"`{short}`" if raw.at is not raw.call else f"the semaphore `{short}` gets"   # no argument to name
     what = (f"{subject} is a {kind} array of shape {shape}" if sem.dims is not None
             else f"{subject} is a {kind} array on every path (its shape depends on the path)")
-    decl_line = _line_no(sem.decl)
-    if decl_line is not None:
-        what += f" (declared at {decl_line})"
+    what += _origin(sem)
     if raw.remote and raw.role:
         what += f", given as the {'source semaphore (send_sem)' if raw.role is SemRole.SRC else 'destination semaphore (recv_sem)'}"
     if raw.via is not None:
         helper, use = raw.via.helper, raw.via.use
         use_line = _line_no(use)
-        action = "starts a DMA" if raw.code == "PAL001" else "uses it"
-        what += f"; it is passed to `{helper}`, which {action} with it" + (f" at {use_line}" if use_line else "")
+        action = "starts a DMA with it" if raw.code == "PAL001" else "uses it"
+        what += f"; it is passed to `{helper}`, which {action}" + (f" at {use_line}" if use_line else "")
     message = f"{head} — {what}{st.hint}.{tail}"
 
     related = _related(raw)
@@ -275,6 +280,18 @@ def to_finding(raw: RawFinding) -> Finding:
     return Finding(raw.code, rule.severity, message, at_span, tuple(sem.dims or ()), tuple(related), fix)
 
 
+def _origin(sem: Sem) -> str:
+    """Where the message says the array comes from: its declaration, or the view that
+    shows an undeclared one is an array."""
+    decl_line = _line_no(sem.decl)
+    if decl_line is not None:
+        return f" (declared at {decl_line})"
+    if sem.evidence:
+        at = sem.evidence[0].at
+        return f" (indexed as one at {_line_no(at)}: `{at.block.segment(at.node)}`)"
+    return ""
+
+
 def _related(raw: RawFinding) -> list[Related]:
     """The declaration, the use inside the helper, and every call on the way that passes
     the whole array on to a further helper."""
@@ -282,6 +299,8 @@ def _related(raw: RawFinding) -> list[Related]:
     related = []
     if sem.decl is not None:
         related.append(Related(loc_span(sem.decl), "the semaphore array is declared here", sem.decl.path))
+    for view in sem.evidence[:3]:
+        related.append(Related(loc_span(view.at), "indexed as a semaphore array here", view.at.path))
     if raw.via is not None and raw.via.use is not None:
         related.append(Related(loc_span(raw.via.use), f"`{raw.via.helper}` uses the semaphore here", raw.via.use.path))
     if raw.handed is not None and raw.handed.use is not None:

@@ -32,6 +32,7 @@ from .findings import Finding, Span
 from .interp.core import Interpreter
 from .interp.frame import Budget, Context, Frame
 from .module import STAR_IMPORT, ModuleState, block_names
+from .pallas.indexed_use import Evidence, inferred_array
 from .pallas.invokers import invoke_kernel
 from .pallas.protocol import Protocol
 from .pallas.replay import replay_kernels
@@ -251,21 +252,10 @@ class ModuleAnalyzer:
     def _run_entry(self, block: Block, state: ModuleState) -> EntryResult:
         if block.tree is None:
             return EntryResult()
-        ctx = Context(state)
-        ctx.protocol = Protocol()
-        interp = Interpreter(ctx)
-        frame = Frame({}, None, block, path=None, module=state)
-        complete = False
-        try:
-            interp.run_body(block.tree.body, frame)
-            interp.flush_created(frame)
-            while ctx.pending:
-                invoke_kernel(interp, ctx.pending[0], None)
-            complete = True
-        except (Budget, RecursionError):
-            pass
-        except Exception:
-            log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
+        ctx, interp, complete = self._run_block(block, state, Evidence())
+        arrays = ctx.evidence.arrays()
+        if arrays:   # again, with the names known to be semaphore arrays by their use
+            ctx, interp, complete = self._run_block(block, state, None, arrays)
         contract = self._check_contracts(interp, ctx)
         checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites, ctx.kernel_nodes)
         for raw in ctx.findings:
@@ -275,6 +265,31 @@ class ModuleAnalyzer:
         protocol = self._judge_protocol(state, ctx.protocol) if complete else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
                            tuple(ctx.views), contract.bindings)
+
+    @staticmethod
+    def _run_block(block: Block, state: ModuleState, evidence: Evidence | None,
+                   arrays: dict | None = None) -> tuple[Context, Interpreter, bool]:
+        """Run an entry's block and the kernels it makes: (its context, its interpreter,
+        whether it ran to the end)."""
+        ctx = Context(state)
+        ctx.protocol = Protocol()
+        ctx.evidence = evidence
+        if arrays:
+            ctx.arrays = {binding: inferred_array(views) for binding, views in arrays.items()}
+        interp = Interpreter(ctx)
+        frame = Frame({}, None, block, path=None, module=state)
+        assert block.tree is not None
+        try:
+            interp.run_body(block.tree.body, frame)
+            interp.flush_created(frame)
+            while ctx.pending:
+                invoke_kernel(interp, ctx.pending[0], None)
+            return ctx, interp, True
+        except (Budget, RecursionError):
+            pass
+        except Exception:
+            log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
+        return ctx, interp, False
 
     @staticmethod
     def _judge_protocol(state: ModuleState, protocol: Protocol) -> list[ContractFinding]:
@@ -314,13 +329,19 @@ class ModuleAnalyzer:
             formatted[id(raw)] = _Formatted(key, f)
             slot = (f.span, f.code[:4])   # one finding per place and rule family (PAL0xx, PAL1xx, ...)
             prev = best.get(slot)
-            if prev is None or (prev.severity != "error" and f.severity == "error"):
+            if prev is None or _preference(f) > _preference(prev):
                 best[slot] = f
         self._formatted = formatted
         findings = sorted(best.values(), key=lambda f: (f.span, f.code))
         if findings:
             findings = apply_noqa(findings, _DocumentLines(self._block_list.blocks))
         return findings
+
+
+def _preference(f: Finding) -> tuple[bool, bool]:
+    """Of two findings at one place: an error over a warning, then a shape JAX would
+    print over one with unknown lengths (another entry's run knew the declaration)."""
+    return f.severity == "error", bool(f.shape) and all(isinstance(d, int) for d in f.shape)
 
 
 @dataclass(frozen=True)

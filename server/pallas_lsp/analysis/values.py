@@ -105,6 +105,9 @@ class Sem:
     scalar_decl: tuple | None = None
     element: tuple | None = ()   # the static indices that made this view (None: some dynamic)
     gpu: bool = False     # declared by `plgpu.SemaphoreType`
+    # An array known by its use, not declared: the `.at[...]` views given as semaphores
+    # elsewhere (`pallas/indexed_use.py`'s View records).
+    evidence: tuple = ()
 
     @property
     def scalar(self) -> bool:

@@ -54,6 +54,11 @@ def bind(ev: Evaluator, fnode: Any, func: Func, args: list[ArgOrStar], kwargs: d
         env[a.kwarg.arg] = Mapping({k: v.value for k, v in kw.items()}) if not unknown_kwargs else UNKNOWN
     if helper and call_node is not None:
         mark_sites(ev, env, args, kwargs, fnode, func, call_node, frame)
+        evidence = ev.ctx.evidence
+        if evidence is not None:   # unknown arguments that may be semaphore arrays
+            for name, arg in [*zip(slots, front), *kwargs.items()]:
+                if arg.value is UNKNOWN and arg.node is not None:
+                    evidence.note_argument(fnode, name, arg.node, frame, ev.lookup)
     return env
 
 

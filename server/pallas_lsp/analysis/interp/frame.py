@@ -184,6 +184,10 @@ class Context:
     indexed_sites: set[int] = field(default_factory=set)  # id() of Sites whose arrays a helper indexes
     kernel_nodes: set[ast.AST] = field(default_factory=set)  # defs invoked as kernels
     sites: dict[tuple, Any] = field(default_factory=dict)    # (arg, call, callee, direct) -> Site
+    # Semaphore arrays known by their use (`pallas/indexed_use.py`): collected on an
+    # entry's first run, then given to the names on a second one.
+    evidence: Any = None                                     # indexed_use.Evidence while collecting
+    arrays: dict[Any, Any] = field(default_factory=dict)     # indexed_use.Binding -> Sem
 
     def tick(self) -> None:
         self.steps += 1
@@ -222,3 +226,5 @@ class Evaluator(Protocol):
     def truth(self, value: Any) -> bool | None: ...
 
     def eval(self, node: ast.AST, frame: Frame) -> Any: ...
+
+    def lookup(self, name: str, frame: Frame) -> Any: ...

@@ -10,6 +10,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from ..pallas.indexed_use import Binding
 from ..values import (
     UNKNOWN,
     Api,
@@ -46,7 +47,10 @@ class StatementInterpreter(CallingInterpreter):
         f: Frame | None = frame
         while f is not None:
             if name in f.env:
-                return f.env[name]
+                v = f.env[name]
+                if v is UNKNOWN and self.ctx.arrays and f.scope is not None:
+                    return self.ctx.arrays.get(Binding(f.scope, name), v)
+                return v
             if f.parent is None:
                 return (f.module or self.ctx.module).global_value(name, self.ctx, f)
             f = f.parent

@@ -61,6 +61,8 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
         arg = call.param(spec.position(p.name), p.name)
         if arg is not None:
             by_role[p.role] = arg
+            if arg.value is UNKNOWN and ev.ctx.evidence is not None:
+                ev.ctx.evidence.note_semaphore(arg.node, frame, ev.lookup)
     call_loc = _loc(frame, call.node)
     if spec.action is Action.CHECK:
         arg = by_role.get(SemRole.SEM)

@@ -1,0 +1,265 @@
+"""Semaphore arrays known by their use.  A name whose value the code does not give (a ref
+taken from an iterator over a list of unknown length, a parameter nobody calls with a
+known value) is still known to be a semaphore array when the same binding is indexed
+elsewhere and that view is given as a semaphore (`sems.at[slot]` to a DMA, or to a helper
+that gives its parameter to one): `x.at[i]` of a `()` ref does not trace.  Its rank is the
+number of indices.  A first run of an entry collects this evidence and the unknown names
+given whole where a semaphore goes; when some name is both, the entry runs again with
+those names as arrays (`Sem(kind="?", dims=("?",) * rank)`, `evidence` holding the
+views), and the whole use is checked like any other (correct code needs no second run).
+
+Only a name bound once in its function (a parameter, or one assignment; assignments of
+`None` aside) qualifies, and a use is not judged against views on another branch of the
+same `if` / `try` / conditional expression: configuration code may index a name only
+where it is an array."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..caches import CACHES
+from ..index_choice import at_base, index_elts, is_at
+from ..values import UNKNOWN, Loc, Sem, SliceV
+
+MAX_VIEWS = 8   # views kept as evidence of one name
+
+
+@dataclass(frozen=True)
+class Binding:
+    """A name in the function (its `def` node) that binds it."""
+
+    scope: ast.AST
+    name: str
+
+
+@dataclass(frozen=True)
+class View:
+    """`name.at[...]` given as a semaphore: the name is an array of this rank.  `via`:
+    where the name was handed whole to the helper whose parameter this view indexes."""
+
+    rank: int
+    at: Loc
+    via: Loc | None = None
+
+    @property
+    def place(self) -> Loc:
+        """Where the view shows itself in the name's own function."""
+        return self.via or self.at
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A helper call's argument `at` for `param` of `callee`: a view of `source`, or
+    `source` itself (`view` None)."""
+
+    callee: ast.AST
+    param: str
+    source: Binding
+    view: View | None
+    at: Loc
+
+
+@dataclass
+class Evidence:
+    """What a first run of an entry saw: views given as semaphores, unknown names given
+    whole as semaphores, and helper arguments that may be either."""
+
+    views: dict[Binding, list[View]] = field(default_factory=dict)
+    whole_uses: set[Binding] = field(default_factory=set)
+    flows: list[Flow] = field(default_factory=list)
+
+    def note_semaphore(self, node: ast.AST | None, frame: Any, lookup: Any) -> None:
+        """An unknown value given where a semaphore goes, written as `node`."""
+        if isinstance(node, ast.Name):
+            binding = _binding(node.id, frame)
+            if binding is not None:
+                self.whole_uses.add(binding)
+            return
+        view = _view(node, frame, lookup)
+        if view is not None:
+            self.views.setdefault(view[0], []).append(view[1])
+
+    def note_argument(self, callee: ast.AST, param: str, node: ast.AST | None, frame: Any, lookup: Any) -> None:
+        """An unknown value bound to a helper's parameter, written as `node`."""
+        if isinstance(node, ast.Name):
+            binding = _binding(node.id, frame)
+            if binding is not None:
+                self.flows.append(Flow(callee, param, binding, None, frame.loc(node)))
+            return
+        view = _view(node, frame, lookup)
+        if view is not None:
+            self.flows.append(Flow(callee, param, view[0], view[1], frame.loc(node)))
+
+    def arrays(self) -> dict[Binding, tuple[View, ...]]:
+        """The names known to be semaphore arrays and used whole as semaphores (the
+        only ones a second run would judge), with the views that show they are arrays."""
+        used = self._used_whole()
+        views = self._views(used)
+        out = {}
+        for binding in used:
+            found = views.get(binding)
+            if found and len({v.rank for v in found}) == 1 and binds_once(binding.scope, binding.name):
+                out[binding] = tuple(dict.fromkeys(found))[:MAX_VIEWS]
+        return out
+
+    def _used_whole(self) -> set[Binding]:
+        """Names given whole where a semaphore goes, or handed whole to such a parameter."""
+        used = set(self.whole_uses)
+        handed = [f for f in self.flows if f.view is None]
+        for _ in range(len(handed)):
+            more = {f.source for f in handed if Binding(f.callee, f.param) in used} - used
+            if not more:
+                break
+            used |= more
+        return used
+
+    def _views(self, used: set[Binding]) -> dict[Binding, list[View]]:
+        """Each name's views: given as semaphores, given to a parameter used as one, or
+        (for a name handed whole to a parameter that has views) the parameter's."""
+        views = {b: list(vs) for b, vs in self.views.items()}
+        for flow in self.flows:
+            if flow.view is not None and Binding(flow.callee, flow.param) in used:
+                views.setdefault(flow.source, []).append(flow.view)
+        handed = [f for f in self.flows if f.view is None]
+        for _ in range(len(handed)):   # the same rank as the parameter's views
+            given = {f.source: View(views[b][0].rank, views[b][0].at, f.at) for f in handed
+                     if f.source not in views and (b := Binding(f.callee, f.param)) in views}
+            if not given:
+                break
+            for source, view in given.items():
+                views[source] = [view]
+        return views
+
+
+def inferred_array(views: tuple[View, ...]) -> Sem:
+    return Sem("?", ("?",) * views[0].rank, None, evidence=views)
+
+
+def judged_against(sem: Sem, use: Loc) -> bool:
+    """Whether a whole use of an inferred array is an error: some view that shows it is
+    an array is not on another branch of a condition than the use."""
+    places = [view.place for view in sem.evidence]
+    return any(not _exclusive(p.node, use.node, p.block.tree if p.block else None)
+               for p in places if p.path == use.path and p.block is use.block)
+
+
+
+def _binding(name: str, frame: Any) -> Binding | None:
+    holder = frame.holder(name)
+    if holder is None or holder.func is None or not isinstance(holder.scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return Binding(holder.scope, name)
+
+
+def _view(node: ast.AST | None, frame: Any, lookup: Any) -> tuple[Binding, View] | None:
+    """`name.at[i, ...]` with indices that each drop a dimension."""
+    if not is_at(node) or not isinstance(at_base(node), ast.Name):
+        return None
+    elts = index_elts(node)
+    for e in elts:
+        if isinstance(e, (ast.Slice, ast.Starred, ast.Call)) or (isinstance(e, ast.Constant) and e.value is Ellipsis):
+            return None
+        if isinstance(e, ast.Name) and isinstance(lookup(e.id, frame), SliceV):
+            return None
+    base = at_base(node)
+    assert isinstance(base, ast.Name)
+    if lookup(base.id, frame) is not UNKNOWN:
+        return None
+    binding = _binding(base.id, frame)
+    return (binding, View(len(elts), frame.loc(node))) if binding is not None else None
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def binds_once(fnode: Any, name: str) -> bool:
+    """Whether `fnode` binds `name` once: a parameter or one assignment (`name = None`
+    aside), never in a loop target, and no nested function rebinds it (`nonlocal`)."""
+    counts = CACHES.bindings.get(fnode)
+    if counts is None:
+        counts = CACHES.bindings[fnode] = _binding_counts(fnode)
+    return counts.get(name) == 1
+
+
+def _binding_counts(fnode: Any) -> dict[str, int]:
+    """How many times `fnode` binds each name (2 for "more than once")."""
+    a = fnode.args
+    counts = Counter(p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if p is not None)
+    many: set[str] = set()
+    stack: list[ast.AST] = list(fnode.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            many.update(x.id for x in ast.walk(n.target) if isinstance(x, ast.Name))
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant) and n.value.value is None:
+            continue   # `name = None`: where it is used as a semaphore, the other binding reached it
+        counts.update(_bound_names(n))
+        if isinstance(n, _SCOPES):   # what a nested scope binds is its own, but for `nonlocal`
+            many.update(x for m in ast.walk(n) if isinstance(m, ast.Nonlocal) for x in m.names)
+        else:
+            stack.extend(ast.iter_child_nodes(n))
+    counts.update({name: 2 for name in many})
+    return dict(counts)
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """The names this node itself binds in the scope it is in."""
+    if isinstance(node, ast.Name):
+        return [node.id] if not isinstance(node.ctx, ast.Load) else []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler)):
+        return [node.name] if node.name else []
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [a.asname or a.name.split(".")[0] for a in node.names]
+    return []
+
+
+def _exclusive(a: ast.AST, b: ast.AST, tree: Any) -> bool:
+    """Whether `a` and `b` are on different branches of one `if`, `try` or conditional
+    expression (or cannot be placed: then they are treated as such)."""
+    if tree is None:
+        return True
+    path_a, path_b = _path(tree, a), _path(tree, b)
+    if path_a is None or path_b is None:
+        return True
+    for (node_a, field_a), (node_b, field_b) in zip(path_a, path_b):
+        if node_a is not node_b:
+            return False
+        if field_a != field_b:
+            return _apart(node_a, field_a, field_b)
+    return False
+
+
+_TRY_STAR = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
+
+
+def _apart(node: ast.AST, field_a: str, field_b: str) -> bool:
+    """Whether two fields of `node` never both run: an `if`'s two branches, two cases of
+    a `match`, a `try`'s handler and anything but its `finally`."""
+    fields = {field_a, field_b}
+    if isinstance(node, (ast.If, ast.IfExp)):
+        return fields == {"body", "orelse"}
+    if isinstance(node, ast.Match):
+        return all(f.startswith("cases[") for f in fields)
+    if isinstance(node, (ast.Try, *_TRY_STAR)):
+        return any(f.startswith("handlers[") for f in fields) and "finalbody" not in fields
+    return False
+
+
+def _path(tree: ast.AST, target: ast.AST) -> list[tuple[ast.AST, str]] | None:
+    """The (node, field) steps from `tree` down to `target`; a `match` case or a `try`
+    handler counts as a field of its own."""
+    stack: list[tuple[ast.AST, list]] = [(tree, [])]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        for name, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, child in enumerate(items):
+                if isinstance(child, ast.AST):
+                    step = f"{name}[{k}]" if isinstance(child, (ast.match_case, ast.ExceptHandler)) else name
+                    stack.append((child, [*path, (node, step)]))
+    return None
