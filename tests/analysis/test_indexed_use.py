@@ -203,3 +203,19 @@ def test_a_known_declaration_keeps_its_shape():
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,)), DMA((2, 3))])(x)
 """
     _one(src, "# the second copy", (2,))
+
+
+ALIASED = """
+recv_sem = {recv}
+send_sem = sems.at[1]
+copy(x_hbm, o_hbm, recv_sem)  # the receive copy
+copy(o_hbm, x_hbm, send_sem)
+"""
+
+
+def test_views_and_the_whole_array_given_names_first():
+    """`send_sem = sems.at[1]` names a view that goes to a DMA: `sems` is an array, and
+    `recv_sem = sems` (the index forgotten) is the whole of it."""
+    src = _kernel(ALIASED.format(recv="sems"))
+    _one(src, "# the receive copy", ("?",))
+    assert found(_kernel(ALIASED.format(recv="sems.at[0]"))) == []

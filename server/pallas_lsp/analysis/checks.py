@@ -289,6 +289,8 @@ def _origin(sem: Sem) -> str:
     if sem.evidence:
         at = sem.evidence[0].at
         return f" (indexed as one at {_line_no(at)}: `{at.block.segment(at.node)}`)"
+    if sem.library:
+        return f" (a field JAX gives every `{sem.library}`)"
     return ""
 
 

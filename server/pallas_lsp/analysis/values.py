@@ -108,6 +108,7 @@ class Sem:
     # An array known by its use, not declared: the `.at[...]` views given as semaphores
     # elsewhere (`pallas/indexed_use.py`'s View records).
     evidence: tuple = ()
+    library: str | None = None   # a field of this library class (`pltpu.BufferedRef`)
 
     @property
     def scalar(self) -> bool:

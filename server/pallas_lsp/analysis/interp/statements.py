@@ -7,10 +7,13 @@ cannot fall off the end of the statement (`return`, `raise`, `break`, ...)."""
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Callable
 from typing import Any
 
 from ..pallas.indexed_use import Binding
+from ..pallas.registry import library_fields
+from ..symbols import canonical
 from ..values import (
     UNKNOWN,
     Api,
@@ -19,6 +22,7 @@ from ..values import (
     Func,
     Instance,
     Partial,
+    Sem,
     Seq,
     SeqTail,
     element,
@@ -78,6 +82,9 @@ class StatementInterpreter(CallingInterpreter):
         v = self.eval(s.value, frame)
         for target in s.targets:
             self.assign(target, v, frame)
+        evidence = self.ctx.evidence
+        if v is UNKNOWN and evidence is not None and isinstance(s.targets[0], ast.Name) and len(s.targets) == 1:
+            evidence.note_alias(s.targets[0].id, s.value, frame, self.lookup)   # `recv_sem = sems.at[0]`
         return True
 
     def _ann_assign(self, s: ast.AnnAssign, frame: Frame) -> bool:
@@ -351,6 +358,11 @@ class StatementInterpreter(CallingInterpreter):
         cls.bases = tuple(b for b in base_values if isinstance(b, ClassV))
         cls.frozen = any(isinstance(b, Api) and b.qname == "typing.NamedTuple" for b in base_values)
         cls.is_dataclass = cls.frozen or any(b.is_dataclass for b in cls.bases)
+        # A library class's semaphore fields (`pltpu.BufferedRef`), in its subclasses and
+        # in the class itself (JAX's own source, when that is what is analysed).
+        for name in [self._qualified(s.name, frame), *(b.qname for b in base_values if isinstance(b, Api))]:
+            if name is not None:
+                cls.attrs.update({f.name: Sem(f.kind, f.dims, None, library=name) for f in library_fields(name)})
         for dec in s.decorator_list:
             d = self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame)
             name = _callable_name(d)
@@ -360,6 +372,15 @@ class StatementInterpreter(CallingInterpreter):
         self._class_body(cls, s, frame)
         frame.created.append(cls)
         return cls
+
+    def _qualified(self, name: str, frame: Frame) -> str | None:
+        """The canonical name of a top-level definition of this module, when the module's
+        own name is known."""
+        state = frame.module or self.ctx.module
+        if frame.parent is not None or state is None or not state.path:
+            return None
+        stem = os.path.splitext(os.path.basename(state.path))[0]
+        return canonical(f"{state.package}.{stem}.{name}" if state.package else f"{stem}.{name}")
 
     def _class_body(self, cls: ClassV, s: ast.ClassDef, frame: Frame) -> None:
         body_frame = Frame({}, frame, frame.block, depth=frame.depth, path=frame.path)

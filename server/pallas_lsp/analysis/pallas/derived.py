@@ -38,7 +38,7 @@ KNOWN_NAMES = _known_names()
 _ALLOCATING = {"pl.kernel", "plgpu.kernel", "pl.core_map", "pl.run_scoped", "pl.with_scoped",
                "pltpu.emit_pipeline", "pltpu.emit_pipeline_with_allocations"}
 _CREATING_KINDS = {ApiKind.SEMAPHORE_TYPE, ApiKind.SEMAPHORE_SPACE, ApiKind.BARRIER_SEMAPHORE,
-                   ApiKind.EMPTY_REF_LIKE}
+                   ApiKind.EMPTY_REF_LIKE, ApiKind.LIBRARY_CLASS}
 # Invokers whose call contract is checked (rules PAL1xx, PAL2xx): a block that spells
 # one is analysed on its own even when no semaphore reaches its kernel.
 _CONTRACTS = {"pl.pallas_call"}

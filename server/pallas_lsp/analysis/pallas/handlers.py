@@ -232,6 +232,12 @@ def scalar_result(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
     return SCALAR
 
 
+def library_class(ev: Evaluator, spec: Any, call: CallArgs) -> Any:
+    """`pltpu.BufferedRef(...)` built directly: what it holds is JAX's business."""
+    ev.callbacks_unknown_call(call.args, call.kwargs, call.frame)
+    return UNKNOWN
+
+
 def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
     """`pl.program_id(axis)`: a number; a static axis is noted against the grid in force."""
     ctx = ev.ctx

@@ -70,6 +70,8 @@ class Evidence:
     views: dict[Binding, list[View]] = field(default_factory=dict)
     whole_uses: set[Binding] = field(default_factory=set)
     flows: list[Flow] = field(default_factory=list)
+    # `name = other` (view None) or `name = other.at[...]`: (name, other, the view)
+    aliases: list[tuple[Binding, Binding, View | None]] = field(default_factory=list)
 
     def note_semaphore(self, node: ast.AST | None, frame: Any, lookup: Any) -> None:
         """An unknown value given where a semaphore goes, written as `node`."""
@@ -93,6 +95,21 @@ class Evidence:
         if view is not None:
             self.flows.append(Flow(callee, param, view[0], view[1], frame.loc(node)))
 
+    def note_alias(self, name: str, node: ast.AST, frame: Any, lookup: Any) -> None:
+        """`name = other` or `name = other.at[...]` of an unknown `other`: used whole, or a
+        view, if `name` goes where a semaphore goes."""
+        target = _binding(name, frame)
+        if target is None:
+            return
+        if isinstance(node, ast.Name):
+            other = _binding(node.id, frame)
+            if other is not None and other != target:
+                self.aliases.append((target, other, None))
+            return
+        view = _view(node, frame, lookup)
+        if view is not None:
+            self.aliases.append((target, view[0], view[1]))
+
     def arrays(self) -> dict[Binding, tuple[View, ...]]:
         """The names known to be semaphore arrays and used whole as semaphores (the
         only ones a second run would judge), with the views that show they are arrays."""
@@ -108,9 +125,10 @@ class Evidence:
     def _used_whole(self) -> set[Binding]:
         """Names given whole where a semaphore goes, or handed whole to such a parameter."""
         used = set(self.whole_uses)
-        handed = [f for f in self.flows if f.view is None]
+        handed = [(Binding(f.callee, f.param), f.source) for f in self.flows if f.view is None]
+        handed += [(name, other) for name, other, view in self.aliases if view is None]
         for _ in range(len(handed)):
-            more = {f.source for f in handed if Binding(f.callee, f.param) in used} - used
+            more = {source for to, source in handed if to in used} - used
             if not more:
                 break
             used |= more
@@ -123,6 +141,9 @@ class Evidence:
         for flow in self.flows:
             if flow.view is not None and Binding(flow.callee, flow.param) in used:
                 views.setdefault(flow.source, []).append(flow.view)
+        for name, viewed, alias_view in self.aliases:
+            if alias_view is not None and name in used:
+                views.setdefault(viewed, []).append(alias_view)
         handed = [f for f in self.flows if f.view is None]
         for _ in range(len(handed)):   # the same rank as the parameter's views
             given = {f.source: View(views[b][0].rank, views[b][0].at, f.at) for f in handed

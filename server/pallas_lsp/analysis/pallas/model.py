@@ -58,6 +58,7 @@ class ApiKind(Enum):
     PASSTHROUGH = "function wrapper"
     SCALAR_RESULT = "scalar result"
     PROGRAM_ID = "grid index"
+    LIBRARY_CLASS = "library class"
 
 
 class Binding(Enum):
@@ -168,6 +169,34 @@ class Simple(Api):
     @property
     def kind(self) -> ApiKind:
         return self.what
+
+
+@dataclass(frozen=True)
+class SemField:
+    """A semaphore field every instance of a library class has, as JAX declares it:
+    `dims` holds the source text of lengths that are not static (the rank is what
+    matters)."""
+
+    name: str
+    kind: str                 # "DMA", "REGULAR", ...
+    dims: tuple
+
+
+@dataclass(frozen=True)
+class LibraryClass(Api):
+    """A library class user code subclasses (`class MyRef(pltpu.BufferedRef)`): its
+    methods see the semaphore fields JAX gives every instance (an array, or `None` where
+    the instance has no such buffer)."""
+
+    fields: tuple[SemField, ...]
+
+    @property
+    def kind(self) -> ApiKind:
+        return ApiKind.LIBRARY_CLASS
+
+    def describe(self) -> str:
+        fields = ", ".join(f"`{f.name}` ({f.kind}, one per {' x '.join(map(str, f.dims))})" for f in self.fields)
+        return f"library class: subclasses' methods see the semaphore fields {fields}"
 
 
 @dataclass(frozen=True)

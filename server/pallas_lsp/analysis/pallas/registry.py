@@ -14,9 +14,11 @@ from .model import (
     CheckedCall,
     DescriptorMethod,
     Invoker,
+    LibraryClass,
     MemorySpace,
     SemaphoreType,
     SemEffect,
+    SemField,
     SemParam,
     SemRole,
     Simple,
@@ -160,7 +162,16 @@ _OTHERS: tuple[Api, ...] = (
     *(Simple(name, ApiKind.SCALAR_RESULT) for name in _SCALAR_RESULTS),
 )
 
-ENTRIES: tuple[Api, ...] = CHECKED_CALLS + _SEMAPHORE_TYPES + _MEMORY_SPACES + _SPECS + INVOKERS + _OTHERS
+# Classes user code subclasses; JAX's `BufferedRef.create` declares both fields
+# `SemaphoreType.DMA((buffer_count,))` (or None: an output has no `sem_recvs`, an input no
+# `sem_sends`; tests/analysis/test_library_classes.py reads the installed source to check).
+_LIBRARY_CLASSES: tuple[Api, ...] = (
+    LibraryClass("pltpu.BufferedRef", (SemField("sem_recvs", "DMA", ("buffer_count",)),
+                                       SemField("sem_sends", "DMA", ("buffer_count",)))),
+)
+
+ENTRIES: tuple[Api, ...] = (CHECKED_CALLS + _SEMAPHORE_TYPES + _MEMORY_SPACES + _SPECS + INVOKERS + _OTHERS
+                            + _LIBRARY_CLASSES)
 
 REGISTRY: dict[str, Api] = {entry.name: entry for entry in ENTRIES}
 assert len(REGISTRY) == len(ENTRIES), "one entry per name"
@@ -171,6 +182,12 @@ def semaphore_member(name: str) -> str | None:
     """'DMA' for `pltpu.SemaphoreType.DMA` (and the plgpu / pl spellings), else None."""
     entry = REGISTRY.get(name)
     return entry.member if isinstance(entry, SemaphoreType) else None
+
+
+def library_fields(name: str) -> tuple[SemField, ...]:
+    """The semaphore fields of the library class `name` (none for any other name)."""
+    entry = REGISTRY.get(name)
+    return entry.fields if isinstance(entry, LibraryClass) else ()
 
 
 def entries_of(kind: ApiKind) -> tuple[Api, ...]:
