@@ -1,7 +1,8 @@
 """The analysis's memo tables, held by one explicit object.
 
 Parsed trees, the names each block binds, the creator facts of each block, canonical
-names, the `nonlocal` names of each function and how often it binds each name are pure functions of their keys, so
+names, the `nonlocal` names of each function, how often it binds each name, the
+parent of each node of a block and its `.at[...]` views and functions are pure functions of their keys, so
 they are shared by every document (equal text, equal answer) and bounded.  `CACHES` is
 the one instance; `CACHES.clear()` empties every table (tests, a long-running server
 that wants its memory back)."""
@@ -52,6 +53,8 @@ class Caches:
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
         self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
         self.bindings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # def node -> {name: times bound}
+        self.parents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # block tree -> {node: (parent, field)}
+        self.views_and_defs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # block tree -> `.at` views, defs
 
     def clear(self) -> None:
         for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical):
@@ -59,6 +62,8 @@ class Caches:
         self.nonlocals.clear()
         self.generators.clear()
         self.bindings.clear()
+        self.parents.clear()
+        self.views_and_defs.clear()
 
 
 CACHES = Caches()

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from .caches import CACHES
 from .pallas.model import CheckedCall
 from .pallas.registry import REGISTRY
 
@@ -218,10 +219,20 @@ def _scope(raw: Any) -> ast.AST:
     tree, node = raw.at.block.tree, raw.at.node
     if tree is None:
         return node
-    defs = [n for n in ast.walk(tree)
+    defs = [n for n in _views_and_defs(tree)
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             and n.lineno <= node.lineno <= (n.end_lineno or n.lineno)]
     return min(defs, key=lambda n: (n.lineno, -(n.end_lineno or 0))) if defs else tree
+
+
+def _views_and_defs(tree: ast.AST) -> list[ast.AST]:
+    """The `.at[...]` views and the functions of a tree, in `ast.walk` order (memoised:
+    a block with many findings is walked once)."""
+    found = CACHES.views_and_defs.get(tree)
+    if found is None:
+        found = CACHES.views_and_defs[tree] = [
+            n for n in ast.walk(tree) if is_at(n) or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return found
 
 
 def _other_uses(raw: Any, rank: int, existing: Index) -> list[Index]:
@@ -233,7 +244,11 @@ def _other_uses(raw: Any, rank: int, existing: Index) -> list[Index]:
     seg = raw.at.block.segment
     text = seg(base)
     found = []
-    for node in ast.walk(_scope(raw)):
+    scope = _scope(raw)
+    first, last = getattr(scope, "lineno", 0), getattr(scope, "end_lineno", None)
+    for node in _views_and_defs(raw.at.block.tree) if raw.at.block.tree is not None else ast.walk(scope):
+        if last is not None and not first <= getattr(node, "lineno", first) <= last:
+            continue
         if node is at_node or not is_at(node) or seg(at_base(node)) != text:
             continue
         index = _full_index(node, seg, raw.context.slice_names)

@@ -242,7 +242,10 @@ def _exclusive(a: ast.AST, b: ast.AST, tree: Any) -> bool:
     expression (or cannot be placed: then they are treated as such)."""
     if tree is None:
         return True
-    path_a, path_b = _path(tree, a), _path(tree, b)
+    parents = CACHES.parents.get(tree)
+    if parents is None:
+        parents = CACHES.parents[tree] = _parents(tree)
+    path_a, path_b = _path(parents, a, tree), _path(parents, b, tree)
     if path_a is None or path_b is None:
         return True
     for (node_a, field_a), (node_b, field_b) in zip(path_a, path_b):
@@ -269,18 +272,28 @@ def _apart(node: ast.AST, field_a: str, field_b: str) -> bool:
     return False
 
 
-def _path(tree: ast.AST, target: ast.AST) -> list[tuple[ast.AST, str]] | None:
-    """The (node, field) steps from `tree` down to `target`; a `match` case or a `try`
-    handler counts as a field of its own."""
-    stack: list[tuple[ast.AST, list]] = [(tree, [])]
-    while stack:
-        node, path = stack.pop()
-        if node is target:
-            return path
+def _parents(tree: ast.AST) -> dict[ast.AST, tuple[ast.AST, str]]:
+    """Each node's parent and the field it is in (a `match` case or a `try` handler
+    counts as a field of its own)."""
+    out: dict[ast.AST, tuple[ast.AST, str]] = {}
+    for node in ast.walk(tree):
         for name, value in ast.iter_fields(node):
             items = value if isinstance(value, list) else [value]
             for k, child in enumerate(items):
                 if isinstance(child, ast.AST):
-                    step = f"{name}[{k}]" if isinstance(child, (ast.match_case, ast.ExceptHandler)) else name
-                    stack.append((child, [*path, (node, step)]))
-    return None
+                    out[child] = (node, f"{name}[{k}]" if isinstance(child, (ast.match_case, ast.ExceptHandler))
+                                  else name)
+    return out
+
+
+def _path(parents: dict, target: ast.AST, tree: ast.AST) -> list[tuple[ast.AST, str]] | None:
+    """The (node, field) steps from `tree` down to `target`."""
+    steps = []
+    node = target
+    while node is not tree:
+        up = parents.get(node)
+        if up is None:
+            return None
+        steps.append(up)
+        node = up[0]
+    return steps[::-1]
