@@ -1,8 +1,9 @@
 """Semaphore arrays known by their use.  A name whose value the code does not give (a ref
 taken from an iterator over a list of unknown length, a parameter nobody calls with a
 known value) is still known to be a semaphore array when the same binding is indexed
-elsewhere and that view is given as a semaphore (`sems.at[slot]` to a DMA, or to a helper
-that gives its parameter to one): `x.at[i]` of a `()` ref does not trace.  Its rank is the
+elsewhere and that view is given as a semaphore (`sems.at[slot]` to a DMA, to a helper
+that gives its parameter to one, or named first: `recv_sem = sems.at[0]`): `x.at[i]` of
+a `()` ref does not trace.  Its rank is the
 number of indices.  A first run of an entry collects this evidence and the unknown names
 given whole where a semaphore goes; when some name is both, the entry runs again with
 those names as arrays (`Sem(kind="?", dims=("?",) * rank)`, `evidence` holding the
@@ -165,7 +166,6 @@ def judged_against(sem: Sem, use: Loc) -> bool:
     places = [view.place for view in sem.evidence]
     return any(not _exclusive(p.node, use.node, p.block.tree if p.block else None)
                for p in places if p.path == use.path and p.block is use.block)
-
 
 
 def _binding(name: str, frame: Any) -> Binding | None:
