@@ -210,3 +210,49 @@ async def test_a_diagnostic_from_an_older_text_never_edits_the_wrong_place(clien
     fresh = await client.text_document_code_action_async(actions_request(uri, new))
     index = next(a for a in fresh if "sems.at[slot]" in a.title)
     assert "buf.at[slot], sems.at[slot])" in apply_edits(moved, edits_for(index.edit, uri))
+
+
+ITERATOR_REFS = '''import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def build(dtype):
+    narrow = jnp.dtype(dtype).itemsize < 4
+
+    def kernel(*refs):
+        it = iter(refs)
+        x_hbm, o_hbm = next(it), next(it)
+        scale = next(it) if narrow else None
+        sems = next(it)
+        for slot in range(2):
+            pltpu.make_async_copy(x_hbm.at[slot], o_hbm.at[slot], sems.at[slot]).start()
+        pltpu.make_async_copy(x_hbm, o_hbm, sems).wait()
+
+    scratch = [pltpu.VMEM((8, 128), dtype)] * int(narrow) + [pltpu.SemaphoreType.DMA((2,))]
+    return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((2, 8, 128), dtype), scratch_shapes=scratch)
+'''
+
+
+async def test_an_array_known_by_its_use_reaches_the_editor_with_its_view_and_choices(client, tmp_path):
+    """Where `sems` sits in `refs` is not in the code, but `sems.at[slot]` goes to a DMA:
+    the whole `sems` waited on is a warning whose related location is that view, and
+    the index is offered as a choice, never by *Fix all*."""
+    await start(client, "vscode")
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, ITERATOR_REFS)
+    [warn] = pal(await diagnostics(client, uri, 1), "PAL003")
+    assert warn.severity == types.DiagnosticSeverity.Warning
+    assert "non-()-shaped: (?,)" in warn.message and "indexed as one at line 16" in warn.message
+    view_line = ITERATOR_REFS.splitlines().index(
+        "            pltpu.make_async_copy(x_hbm.at[slot], o_hbm.at[slot], sems.at[slot]).start()")
+    assert [(r.location.range.start.line, r.message) for r in warn.related_information] == [
+        (view_line, "indexed as a semaphore array here")]
+    assert warn.data["fix"]["safe"] is False
+    listed = await client.text_document_code_action_async(actions_request(uri, warn))
+    choices = [a.title for a in listed if "(choice)" in a.title]
+    assert "Pallas (PAL003): Index the semaphore (choice): `sems.at[0]`" in choices
+    whole = types.Range(types.Position(0, 0), types.Position(0, 0))
+    assert not await client.text_document_code_action_async(
+        actions_request(uri, rng=whole, only=["source.fixAll.pallas"]))

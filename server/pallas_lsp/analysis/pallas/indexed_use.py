@@ -120,7 +120,8 @@ class Evidence:
         for binding in used:
             found = views.get(binding)
             if found and len({v.rank for v in found}) == 1 and binds_once(binding.scope, binding.name):
-                out[binding] = tuple(dict.fromkeys(found))[:MAX_VIEWS]
+                unique = {(id(v.at.node), id(v.place.node)): v for v in found}   # a loop sees a view per pass
+                out[binding] = tuple(unique.values())[:MAX_VIEWS]
         return out
 
     def _used_whole(self) -> set[Binding]:
