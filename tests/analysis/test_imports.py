@@ -1,6 +1,8 @@
 """Item 1: Pallas names are recognised under every import style, and only Pallas names."""
 
 import pytest
+from pallas_lsp.analysis.engine import analyze_source
+from pallas_lsp.analysis.workspace import Workspace
 
 from .helpers import dedent, found, line_of
 
@@ -259,3 +261,58 @@ def test_module_level_partial_rebinding_the_kernel_name():
                                   scratch_shapes=[pltpu.SemaphoreType.DMA((2,))])(x)
     """
     assert found(src) == [(7, "PAL001", (2,))]
+
+
+CORE_MAP_HELPER = """
+from jax._src import api, tree_util
+from jax._src.pallas import core as pl_core
+
+
+def kernel(body, *, out_type, scratch_types, mesh):
+    # A drop-in `pl.kernel` written with JAX's internal names (published SparseCore
+    # kernels do this): `api.jit`, `tree_util.tree_map`, `pl_core.core_map`.
+    @api.jit
+    def run(*operands):
+        arg_refs = tree_util.tree_map(lambda x: x, operands)
+        out_refs = tree_util.tree_map(lambda x: x, (out_type,))
+
+        @pl_core.core_map(mesh, scratch_shapes=scratch_types)
+        def _(*scratch_refs, **scratch_kwrefs):
+            return body(*arg_refs, *out_refs, *scratch_refs, **scratch_kwrefs)
+
+    return run
+"""
+
+SPARSE_KERNEL = """
+from jax.experimental.pallas import tpu as pltpu
+
+from . import core_map_helper
+
+
+def main_kernel(x_hbm, o_hbm, *, sem_ref):
+    recv_sem = {recv}
+    pltpu.make_async_copy(x_hbm, o_hbm, recv_sem).start()  # the copy
+
+
+def run(x, mesh):
+    return core_map_helper.kernel(main_kernel, out_type=x, mesh=mesh,
+                                  scratch_types=dict(sem_ref=pltpu.SemaphoreType.DMA((2,))))(x)
+"""
+
+
+def test_jax_internal_names_of_jit_and_tree_map_are_the_public_ones(tmp_path):
+    """`jax._src.api.jit` is `jax.jit` and `jax._src.tree_util.tree_map` is
+    `jax.tree_util.tree_map`: mapped over the operands it keeps their number, so the
+    wrapper's `body(*arg_refs, *out_refs, *scratch_refs, **scratch_kwrefs)` binds, and
+    the kernel gets the scratch it declares."""
+    pkg = tmp_path / "sc"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "core_map_helper.py").write_text(dedent(CORE_MAP_HELPER))
+    ws = Workspace([str(tmp_path)])
+    path = str(pkg / "kernel.py")
+    for recv, want in (("sem_ref", [("PAL001", (2,))]), ("sem_ref.at[0]", [])):
+        src = dedent(SPARSE_KERNEL.format(recv=recv))
+        findings = analyze_source(src, path, ws)
+        assert [(f.code, tuple(f.shape)) for f in findings] == want
+        assert all(f.span.line + 1 == line_of(src, "# the copy") for f in findings)

@@ -32,6 +32,8 @@ _PREFIXES = (
     ("jax.experimental.shard_map", "jax"),
     ("jax._src.lax.control_flow", "jax.lax"),
     ("jax._src.lax.lax", "jax.lax"),
+    ("jax._src.api", "jax"),                 # jit, vmap, ... (jax re-exports them)
+    ("jax._src.tree_util", "jax.tree_util"),
     ("pl.tpu", "pltpu"),
     ("pl.mosaic_gpu", "plgpu"),
 )
