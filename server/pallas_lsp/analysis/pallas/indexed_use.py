@@ -53,11 +53,10 @@ class View:
 
 @dataclass(frozen=True)
 class Flow:
-    """A helper call's argument `at` for `param` of `callee`: a view of `source`, or
-    `source` itself (`view` None)."""
+    """`source` given to `target` (a helper's parameter, or a name assigned it) at `at`:
+    whole (`view` None), or as a view of it."""
 
-    callee: ast.AST
-    param: str
+    target: Binding
     source: Binding
     view: View | None
     at: Loc
@@ -66,50 +65,36 @@ class Flow:
 @dataclass
 class Evidence:
     """What a first run of an entry saw: views given as semaphores, unknown names given
-    whole as semaphores, and helper arguments that may be either."""
+    whole as semaphores, and helper arguments and assignments that may be either."""
 
     views: dict[Binding, list[View]] = field(default_factory=dict)
     whole_uses: set[Binding] = field(default_factory=set)
-    flows: list[Flow] = field(default_factory=list)
-    # `name = other` (view None) or `name = other.at[...]`: (name, other, the view)
-    aliases: list[tuple[Binding, Binding, View | None]] = field(default_factory=list)
+    flows: list[Flow] = field(default_factory=list)     # to helpers' parameters
+    aliases: list[Flow] = field(default_factory=list)   # to names: `recv_sem = sems.at[0]`
 
     def note_semaphore(self, node: ast.AST | None, frame: Any, lookup: Any) -> None:
         """An unknown value given where a semaphore goes, written as `node`."""
-        if isinstance(node, ast.Name):
-            binding = _binding(node.id, frame)
-            if binding is not None:
-                self.whole_uses.add(binding)
+        given = _given(node, frame, lookup)
+        if given is None:
             return
-        view = _view(node, frame, lookup)
-        if view is not None:
-            self.views.setdefault(view[0], []).append(view[1])
+        source, view = given
+        if view is None:
+            self.whole_uses.add(source)
+        else:
+            self.views.setdefault(source, []).append(view)
 
     def note_argument(self, callee: ast.AST, param: str, node: ast.AST | None, frame: Any, lookup: Any) -> None:
         """An unknown value bound to a helper's parameter, written as `node`."""
-        if isinstance(node, ast.Name):
-            binding = _binding(node.id, frame)
-            if binding is not None:
-                self.flows.append(Flow(callee, param, binding, None, frame.loc(node)))
-            return
-        view = _view(node, frame, lookup)
-        if view is not None:
-            self.flows.append(Flow(callee, param, view[0], view[1], frame.loc(node)))
+        given = _given(node, frame, lookup)
+        if given is not None:
+            self.flows.append(Flow(Binding(callee, param), *given, frame.loc(node)))
 
     def note_alias(self, name: str, node: ast.AST, frame: Any, lookup: Any) -> None:
         """`name = other` or `name = other.at[...]` of an unknown `other`: used whole, or a
         view, if `name` goes where a semaphore goes."""
-        target = _binding(name, frame)
-        if target is None:
-            return
-        if isinstance(node, ast.Name):
-            other = _binding(node.id, frame)
-            if other is not None and other != target:
-                self.aliases.append((target, other, None))
-            return
-        view = _view(node, frame, lookup)
-        if view is not None:
-            self.aliases.append((target, view[0], view[1]))
+        target, given = _binding(name, frame), _given(node, frame, lookup)
+        if target is not None and given is not None and given[0] != target:
+            self.aliases.append(Flow(target, *given, frame.loc(node)))
 
     def arrays(self) -> dict[Binding, tuple[View, ...]]:
         """The names known to be semaphore arrays and used whole as semaphores (the
@@ -127,10 +112,9 @@ class Evidence:
     def _used_whole(self) -> set[Binding]:
         """Names given whole where a semaphore goes, or handed whole to such a parameter."""
         used = set(self.whole_uses)
-        handed = [(Binding(f.callee, f.param), f.source) for f in self.flows if f.view is None]
-        handed += [(name, other) for name, other, view in self.aliases if view is None]
+        handed = [f for f in (*self.flows, *self.aliases) if f.view is None]
         for _ in range(len(handed)):
-            more = {source for to, source in handed if to in used} - used
+            more = {f.source for f in handed if f.target in used} - used
             if not more:
                 break
             used |= more
@@ -140,16 +124,13 @@ class Evidence:
         """Each name's views: given as semaphores, given to a parameter used as one, or
         (for a name handed whole to a parameter that has views) the parameter's."""
         views = {b: list(vs) for b, vs in self.views.items()}
-        for flow in self.flows:
-            if flow.view is not None and Binding(flow.callee, flow.param) in used:
+        for flow in (*self.flows, *self.aliases):
+            if flow.view is not None and flow.target in used:
                 views.setdefault(flow.source, []).append(flow.view)
-        for name, viewed, alias_view in self.aliases:
-            if alias_view is not None and name in used:
-                views.setdefault(viewed, []).append(alias_view)
         handed = [f for f in self.flows if f.view is None]
         for _ in range(len(handed)):   # the same rank as the parameter's views
-            given = {f.source: View(views[b][0].rank, views[b][0].at, f.at) for f in handed
-                     if f.source not in views and (b := Binding(f.callee, f.param)) in views}
+            given = {f.source: View(views[f.target][0].rank, views[f.target][0].at, f.at) for f in handed
+                     if f.source not in views and f.target in views}
             if not given:
                 break
             for source, view in given.items():
@@ -174,6 +155,15 @@ def _binding(name: str, frame: Any) -> Binding | None:
     if holder is None or holder.func is None or not isinstance(holder.scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     return Binding(holder.scope, name)
+
+
+def _given(node: ast.AST | None, frame: Any, lookup: Any) -> tuple[Binding, View | None] | None:
+    """What an unknown value written as `node` is: a name's whole binding (view None), or
+    a view of one."""
+    if isinstance(node, ast.Name):
+        binding = _binding(node.id, frame)
+        return (binding, None) if binding is not None else None
+    return _view(node, frame, lookup)
 
 
 def _view(node: ast.AST | None, frame: Any, lookup: Any) -> tuple[Binding, View] | None:
