@@ -1,9 +1,9 @@
 """The analysis's memo tables, held by one explicit object.
 
 Parsed trees, the names each block binds, the creator facts of each block, canonical
-names, the `nonlocal` names of each function, how often it binds each name, the
-parent of each node of a block and its `.at[...]` views and functions are pure functions of their keys, so
-they are shared by every document (equal text, equal answer) and bounded.  `CACHES` is
+names, the `nonlocal` names of each function, how often it binds each name, the parent
+of each node of a block and its `.at[...]` views and functions are pure functions of
+their keys, so they are shared by every document (equal text, equal answer) and bounded.  `CACHES` is
 the one instance; `CACHES.clear()` empties every table (tests, a long-running server
 that wants its memory back)."""
 
