@@ -15,9 +15,10 @@ from .index_choice import IndexSuggestion, index_elts, is_at, suggest_index
 from .pallas.indexed_use import judged_against
 from .pallas.indexing import indexed_text
 from .pallas.model import SemRole
+from .pallas.sems import Sem
 from .report import loc_span
 from .rules import RULES
-from .values import Loc, Sem, shape_text
+from .values import Loc, shape_text
 
 
 @dataclass(frozen=True)

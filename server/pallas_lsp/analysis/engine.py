@@ -32,6 +32,7 @@ from .findings import Finding, Span
 from .interp.core import Interpreter
 from .interp.frame import Budget, Context, Frame
 from .module import STAR_IMPORT, ModuleState, block_names
+from .pallas.domain import PallasDomain
 from .pallas.indexed_use import Evidence, inferred_array
 from .pallas.invokers import invoke_kernel
 from .pallas.protocol import Protocol
@@ -42,6 +43,9 @@ from .suppression import apply_noqa
 from .workspace import package_of
 
 log = logging.getLogger(__name__)
+
+# The domains every entry's interpreter asks, in order (`interp.domain`); stateless.
+DOMAINS = (PallasDomain(),)
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -262,7 +266,7 @@ class ModuleAnalyzer:
             decl = raw.sem.decl
             if decl is not None and id(decl.node) in ctx.indexed_decls:
                 raw.decl_indexed = True
-        protocol = self._judge_protocol(state, ctx.protocol) if complete else []
+        protocol = self._judge_protocol(state, ctx) if complete else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
                            tuple(ctx.views), contract.bindings)
 
@@ -271,11 +275,11 @@ class ModuleAnalyzer:
                    arrays: dict | None = None) -> tuple[Context, Interpreter, bool]:
         """Run an entry's block and the kernels it makes: (its context, its interpreter,
         whether it ran to the end)."""
-        ctx = Context(state)
+        ctx = Context(state, DOMAINS)
         ctx.protocol = Protocol()
         ctx.evidence = evidence
         if arrays:
-            ctx.arrays = {binding: inferred_array(views) for binding, views in arrays.items()}
+            ctx.overrides = {binding: inferred_array(views) for binding, views in arrays.items()}
         interp = Interpreter(ctx)
         frame = Frame({}, None, block, path=None, module=state)
         assert block.tree is not None
@@ -292,10 +296,11 @@ class ModuleAnalyzer:
         return ctx, interp, False
 
     @staticmethod
-    def _judge_protocol(state: ModuleState, protocol: Protocol) -> list[ContractFinding]:
+    def _judge_protocol(state: ModuleState, ctx: Context) -> list[ContractFinding]:
         """On a whole run: errors from the kernels a replay decides, warnings from pairing
         on the other declarations."""
-        verdicts = replay_kernels(state, protocol)
+        protocol = ctx.protocol
+        verdicts = replay_kernels(state, protocol, ctx.domains)
         return [*verdicts.findings, *protocol.findings(verdicts.decided)]
 
     @staticmethod

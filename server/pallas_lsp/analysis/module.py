@@ -146,7 +146,7 @@ class ModuleState:
             if block.key in self._evaluating or block.tree is None:
                 return {}
             self._evaluating.add(block.key)
-            sub = Context(self, silent=True)
+            sub = Context(self, ctx.domains, silent=True)
             frame = Frame({}, None, block, path=self.loc_path, module=self)
             try:
                 Interpreter(sub).run_body(block.tree.body, frame)

@@ -1,9 +1,9 @@
 """The abstract values the flow analysis computes, and the lattice operations on them.
 
 `UNKNOWN` is top: anything at all.  Checks stay silent on it; that silence is what keeps
-false alarms at zero.  A semaphore *ref* is `Sem(kind, dims)`: `dims` is a tuple whose
-entries are ints or, where only the rank is known, the source text of the length
-(`"nbuf"`).  `()` is the only scalar shape.
+false alarms at zero.  These are the values of Python itself (constants, tuples, lists,
+dicts, functions, classes, library names); a domain's own values (the Pallas domain's
+semaphores and refs) subclass `DomainValue` and answer the lattice's questions themselves.
 
 Source positions inside values are `Loc`s: a block key plus an AST node, turned into
 document coordinates only when a finding is reported (blocks move when lines are
@@ -13,10 +13,8 @@ inserted above them; their keys do not).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
-
-from .pallas.registry import semaphore_member
 
 
 class _Unknown:
@@ -40,6 +38,27 @@ class _Scalar:
 
 
 SCALAR = _Scalar()
+
+
+class DomainValue:
+    """A value a domain makes.  The lattice asks the value itself: `join` at merges,
+    `same` at loop fixpoints, `signature` for memo keys; `loop_tracked` values make a
+    loop run another round while they change (others settle with their join)."""
+
+    __slots__ = ()
+    loop_tracked = False
+
+    def join(self, other: Any) -> Any:
+        """The least upper bound with `other` (a different value; maybe not a domain's)."""
+        return UNKNOWN
+
+    def same(self, other: Any) -> bool:
+        """Structural equality with `other`, a value of the same type."""
+        return self is other
+
+    def signature(self) -> Any:
+        """A hashable summary, alike for values a call cannot tell apart."""
+        return id(self)
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,68 +86,6 @@ class SliceV:
 
 
 SLICE = SliceV()
-
-
-@dataclass(frozen=True, eq=False)
-class SemType:
-    """A semaphore *declaration* (`SemaphoreType.DMA((2,))`, bare `SemaphoreType.DMA`, ...).
-
-    It becomes a `Sem` ref where Pallas allocates it (scratch, run_scoped, ...)."""
-
-    kind: str             # "DMA", "REGULAR", "BARRIER" or "?"
-    dims: tuple
-    decl: Loc | None      # the declaring expression
-    scalar_decl: tuple | None = None   # (Loc, replacement text) for a (1,)-shaped declaration
-    gpu: bool = False     # a Mosaic GPU semaphore (`plgpu.SemaphoreType`): TPU's counts do not apply
-
-
-@dataclass(frozen=True, eq=False)
-class Site:
-    """Where a semaphore entered a helper: the argument at the outermost helper call."""
-
-    arg: Loc              # the argument expression at the call site
-    call: Loc             # the call node
-    stmt: Loc             # the statement holding the call (for the assertion guard)
-    callee: str           # helper name, for messages
-    direct: bool = True   # the argument itself is the semaphore (not a tuple holding it)
-    callee_node: Any = None  # the helper's def (is it also a kernel?)
-
-
-@dataclass(frozen=True, eq=False)
-class Sem:
-    """A semaphore ref (or a view of one)."""
-
-    kind: str
-    dims: tuple | None    # None: non-scalar, rank differs between paths
-    decl: Loc | None
-    sites: tuple = ()     # helper calls it went through, outermost first
-    scalar_decl: tuple | None = None
-    element: tuple | None = ()   # the static indices that made this view (None: some dynamic)
-    gpu: bool = False     # declared by `plgpu.SemaphoreType`
-    # An array known by its use, not declared: the `.at[...]` views given as semaphores
-    # elsewhere (`pallas/indexed_use.py`'s View records).
-    evidence: tuple = ()
-    library: str | None = None   # a field of this library class (`pltpu.BufferedRef`)
-
-    @property
-    def scalar(self) -> bool:
-        return self.dims == ()
-
-    @property
-    def site(self):
-        """The outermost helper call it went through (where a finding is reported)."""
-        return self.sites[0] if self.sites else None
-
-    def through(self, site):
-        """The same semaphore, having gone through one more helper call (the outermost
-        and the two innermost calls are kept: enough to report, and bounded)."""
-        sites = self.sites + (site,)
-        if len(sites) > 3:
-            sites = (sites[0],) + sites[-2:]
-        return replace(self, sites=sites)
-
-    def without_sites(self):
-        return replace(self, sites=()) if self.sites else self
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,26 +198,6 @@ class Bound:
 
 
 @dataclass(frozen=True, eq=False)
-class Descriptor:
-    """The result of `make_async_copy` / `make_async_remote_copy`."""
-
-    dst: Any              # value of the destination semaphore (sem / recv_sem)
-    src: Any              # value of the source semaphore (send_sem), None for a local copy
-    dst_loc: Loc | None
-    src_loc: Loc | None
-    call: Loc | None      # the builder call (for fixes: neighbouring src/dst refs)
-    remote: bool = False
-    stmt: Loc | None = None  # the statement holding the builder call
-    context: Any = None   # checks.CallContext: where it was built (for the index suggestion)
-    nbytes: int | None = None   # what it copies (its start signals, its wait waits for), when static
-
-    @property
-    def broken(self) -> bool:
-        """Built with a semaphore array: starting or waiting on it is an error."""
-        return any(isinstance(s, Sem) and not s.scalar for s in (self.dst, self.src))
-
-
-@dataclass(frozen=True, eq=False)
 class SuperProxy:
     """`super()` inside a method of `owner`, bound to `self_value`."""
 
@@ -280,23 +217,10 @@ def join(a, b):
     """Least upper bound of two values reaching the same point along different paths."""
     if a is b:
         return a
-    if isinstance(a, Sem) and isinstance(b, Sem):
-        if a.scalar and b.scalar:
-            # one semaphore; which one (the declaration, the element) only where the paths agree
-            same = _same_decl(a, b)
-            if a.element != b.element or not same:
-                return replace(a, element=None, decl=a.decl if same else None)
-            return a
-        if not a.scalar and not b.scalar:
-            # non-scalar on both paths: still an error wherever it is used whole
-            dims = join_dims(a.dims, b.dims)
-            return a if dims == a.dims else replace(a, dims=dims, scalar_decl=None)
-        return UNKNOWN
-    for x, y in ((a, b), (b, a)):
-        if isinstance(x, (Sem, SemType)) and isinstance(y, Const) and y.value is None:
-            # a semaphore on one path, none on the other (an optional scratch entry): where it
-            # is used as a semaphore, the path that has one is the path that reaches the use
-            return x
+    if isinstance(a, DomainValue):
+        return a.join(b)
+    if isinstance(b, DomainValue):
+        return b.join(a)
     if isinstance(a, Const) and isinstance(b, Const):
         if a.value == b.value and type(a.value) is type(b.value):
             return a
@@ -314,12 +238,6 @@ def join(a, b):
     if isinstance(a, SeqOf) and isinstance(b, Seq) or isinstance(a, Seq) and isinstance(b, SeqOf):
         item = join_all(((a.item,) if isinstance(a, SeqOf) else a.items) + ((b.item,) if isinstance(b, SeqOf) else b.items))
         return SeqOf(item) if item is not UNKNOWN else UNKNOWN
-    if isinstance(a, SemType) and isinstance(b, SemType):
-        if a.dims == b.dims:
-            return a
-        if a.dims and b.dims:
-            return replace(a, dims=join_dims(a.dims, b.dims), scalar_decl=None)
-        return UNKNOWN
     if isinstance(a, SeqTail) and isinstance(b, SeqTail) and len(a.items) == len(b.items):
         return SeqTail(tuple(join(x, y) for x, y in zip(a.items, b.items)))
     if isinstance(a, SeqOf) and isinstance(b, SeqOf):
@@ -336,31 +254,11 @@ def join(a, b):
         return a
     if isinstance(a, SliceV) and isinstance(b, SliceV):
         return a if a == b else SLICE   # a slice; its length differs between the paths
-    if isinstance(a, Descriptor) and isinstance(b, Descriptor):
-        if a.broken != b.broken:
-            # built with a semaphore array on one path: an error wherever that path starts it
-            return a if a.broken else b
-        return Descriptor(join(a.dst, b.dst), join(a.src, b.src) if a.src is not None and b.src is not None else None,
-                          a.dst_loc, a.src_loc, a.call, a.remote and b.remote, a.stmt, a.context,
-                          a.nbytes if a.nbytes == b.nbytes else None)
     return UNKNOWN
-
-
-def _same_decl(a: Sem, b: Sem) -> bool:
-    return a.decl is not None and b.decl is not None and a.decl.node is b.decl.node
 
 
 def is_number(v) -> bool:
     return isinstance(v, Const) and type(v.value) in (int, float, bool)
-
-
-def join_dims(a, b):
-    """Dims of a semaphore array that has shape `a` on one path and `b` on another: the
-    same rank keeps known lengths; different ranks give None ("some non-scalar shape":
-    still an error used whole, unknown once indexed)."""
-    if a is None or b is None or len(a) != len(b):
-        return None
-    return tuple(x if x == y else "?" for x, y in zip(a, b))
 
 
 def element(value):
@@ -377,47 +275,6 @@ def join_all(values):
     for v in values:
         out = v if out is None else join(out, v)
     return UNKNOWN if out is None else out
-
-
-def map_sems(value, fn, depth=0):
-    """Apply `fn` to every Sem inside `value` (through tuples/lists/dicts and the fields
-    of immutable objects: a copy of one is the same object to the code)."""
-    if isinstance(value, Sem):
-        return fn(value)
-    if depth > 8:
-        return value
-    if isinstance(value, Seq):
-        return Seq(tuple(map_sems(v, fn, depth + 1) for v in value.items), value.is_list)
-    if isinstance(value, Mapping):
-        return Mapping({k: map_sems(v, fn, depth + 1) for k, v in value.items.items()})
-    if isinstance(value, Instance) and value.cls.frozen:
-        fields = {k: map_sems(v, fn, depth + 1) for k, v in value.fields.items()}
-        if any(fields[k] is not v for k, v in value.fields.items()):
-            return Instance(value.cls, fields)
-    return value
-
-
-def allocate(value, depth=0, leaf=None):
-    """What Pallas passes to the kernel for a scratch / scoped type: SemTypes become Sem
-    refs, pytrees keep their structure, anything else is `leaf(value)` (the caller's
-    buffers) or unknown."""
-    if isinstance(value, SemType):
-        return Sem(value.kind, value.dims, value.decl, scalar_decl=value.scalar_decl, gpu=value.gpu)
-    if isinstance(value, Api):
-        kind = semaphore_member(value.qname)
-        if kind:
-            return Sem(kind, (), None)
-        return UNKNOWN
-    if depth > 8:
-        return UNKNOWN
-    if isinstance(value, Seq):
-        return Seq(tuple(allocate(v, depth + 1, leaf) for v in value.items), value.is_list)
-    if isinstance(value, Mapping):
-        return Mapping({k: allocate(v, depth + 1, leaf) for k, v in value.items.items()})
-    if isinstance(value, Instance) and value.cls.is_dataclass:
-        # A registered dataclass of scratch types arrives as the same dataclass of refs.
-        return Instance(value.cls, {k: allocate(v, depth + 1, leaf) for k, v in value.fields.items()})
-    return leaf(value) if leaf is not None else UNKNOWN
 
 
 def shape_text(dims: tuple | None) -> str:

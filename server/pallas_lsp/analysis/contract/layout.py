@@ -12,19 +12,9 @@ from typing import Any
 
 from ..interp.functions import signature_node
 from ..pallas.registry import semaphore_member
+from ..pallas.sems import SemType
 from ..pallas.values import ArraySpecV, BlockSpecV, PallasCall
-from ..values import (
-    Api,
-    Const,
-    Func,
-    Loc,
-    Mapping,
-    Partial,
-    SemType,
-    Seq,
-    SeqTail,
-    shape_text,
-)
+from ..values import Api, Const, Func, Loc, Mapping, Partial, Seq, SeqTail, shape_text
 
 
 class RefRole(Enum):

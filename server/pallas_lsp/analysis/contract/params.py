@@ -8,9 +8,10 @@ import ast
 from dataclasses import dataclass
 
 from ..findings import Span
+from ..pallas.sems import SemType
 from ..pallas.values import ArraySpecV, BlockSpecV
 from ..report import loc_span
-from ..values import Loc, SemType, shape_text
+from ..values import Loc, shape_text
 from .layout import Layout, Ref
 
 

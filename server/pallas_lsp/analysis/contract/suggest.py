@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 
 from ..interp.functions import resolve_lazy
+from ..pallas.sems import SemType
 from ..report import ContractSuggestion, Edit
-from ..values import Loc, SemType
+from ..values import Loc
 from .layout import KernelSignature, Ref, RefRole
 
 

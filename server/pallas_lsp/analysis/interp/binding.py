@@ -1,17 +1,19 @@
-"""Binding a call's arguments to a function's parameters, and marking the helper-call
-site on every semaphore passed (a DMA inside a helper reports at the outermost call)."""
+"""Binding a call's arguments to a function's parameters, and telling the domains about
+the arguments that enter a helper (the Pallas domain marks the call site on every
+semaphore passed: a DMA inside a helper reports at the outermost call)."""
 
 from __future__ import annotations
 
 import ast
 from typing import Any
 
-from ..values import UNKNOWN, Func, Mapping, Sem, Seq, SeqTail, Site, map_sems
-from .frame import STAR, Arg, ArgOrStar, Evaluator, Frame
+from ..values import UNKNOWN, Func, Mapping, Seq, SeqTail
+from .domain import Domain, HelperCall
+from .frame import STAR, Arg, ArgOrStar, Binding, Evaluator, Frame
 
 
-def bind(ev: Evaluator, fnode: Any, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg],
-         call_node: ast.AST | None, frame: Frame, helper: bool) -> dict[str, Any]:
+def bind(ev: Evaluator, domains: tuple[Domain, ...], fnode: Any, func: Func, args: list[ArgOrStar],
+         kwargs: dict[str, Arg], call_node: ast.AST | None, frame: Frame, helper: bool) -> dict[str, Any]:
     """Parameters of `fnode` bound to the call's arguments.  Arguments after a STAR
     bind to the last positional parameters (Pallas puts scratch refs last)."""
     a = fnode.args
@@ -52,13 +54,12 @@ def bind(ev: Evaluator, fnode: Any, func: Func, args: list[ArgOrStar], kwargs: d
             env[p.arg] = UNKNOWN
     if a.kwarg is not None:
         env[a.kwarg.arg] = Mapping({k: v.value for k, v in kw.items()}) if not unknown_kwargs else UNKNOWN
-    if helper and call_node is not None:
-        mark_sites(ev, env, args, kwargs, fnode, func, call_node, frame)
-        evidence = ev.ctx.evidence
-        if evidence is not None:   # unknown arguments that may be semaphore arrays
-            for name, arg in [*zip(slots, front), *kwargs.items()]:
-                if arg.value is UNKNOWN and arg.node is not None:
-                    evidence.note_argument(fnode, name, arg.node, frame, ev.lookup)
+    if helper and call_node is not None and domains:
+        enter_helper(ev, domains, env, args, kwargs, fnode, func, call_node, frame)
+        for name, arg in [*zip(slots, front), *kwargs.items()]:
+            if arg.value is UNKNOWN and arg.node is not None:
+                for d in domains:
+                    d.unknown_argument(ev, Binding(fnode, name), arg.node, frame)
     return env
 
 
@@ -86,35 +87,31 @@ def _default(ev: Evaluator, node: ast.AST, func: Func) -> Any:
     return ev.eval(node, func.frame) if func.frame is not None else UNKNOWN
 
 
-def mark_sites(ev: Evaluator, env: dict[str, Any], args: list[ArgOrStar], kwargs: dict[str, Arg], fnode: Any,
-               func: Func, call_node: ast.AST, frame: Frame) -> None:
-    """Semaphores passed to a helper remember the call site (unless they already came
-    through an outer one): a DMA inside the helper reports there."""
+def enter_helper(ev: Evaluator, domains: tuple[Domain, ...], env: dict[str, Any], args: list[ArgOrStar],
+                 kwargs: dict[str, Arg], fnode: Any, func: Func, call_node: ast.AST, frame: Frame) -> None:
+    """Each argument written at the call, as it enters the helper: the domains' fold
+    (`Domain.entering_helper`), item by item for `*args` / `**kwargs`."""
     by_value: dict[int, Arg] = {}
     for arg in [*args, *kwargs.values()]:
         if isinstance(arg, Arg) and arg.node is not None:
             by_value[id(arg.value)] = arg
     stmt = frame.stmt if frame.stmt is not None else call_node
-    sites = ev.ctx.sites
 
-    def mark(value: Any) -> Any:
+    def enter(value: Any) -> Any:
         arg = by_value.get(id(value))
         if arg is None or arg.node is None:
             return value
-        direct = isinstance(value, Sem)
-        key = (id(arg.node), id(call_node), id(fnode), direct)
-        site = sites.get(key)
-        if site is None:  # one Site per call site: repeated calls memoise alike
-            site = sites[key] = Site(frame.loc(arg.node), frame.loc(call_node), frame.loc(stmt), func.name,
-                                     direct, fnode)
-        return map_sems(value, lambda s: s.through(site))
+        call = HelperCall(arg.node, call_node, stmt, func.name, fnode, frame)
+        for d in domains:
+            value = d.entering_helper(ev, value, call)
+        return value
 
     a = fnode.args
     packed = {a.vararg.arg if a.vararg else None, a.kwarg.arg if a.kwarg else None} - {None}
     for name, value in env.items():
         if name in packed and isinstance(value, Seq):
-            env[name] = Seq(tuple(mark(v) for v in value.items), value.is_list)
+            env[name] = Seq(tuple(enter(v) for v in value.items), value.is_list)
         elif name in packed and isinstance(value, Mapping):
-            env[name] = Mapping({k: mark(v) for k, v in value.items.items()})
+            env[name] = Mapping({k: enter(v) for k, v in value.items.items()})
         else:
-            env[name] = mark(value)
+            env[name] = enter(value)

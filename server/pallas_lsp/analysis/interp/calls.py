@@ -1,18 +1,17 @@
 """Calls: argument evaluation, the dispatch on the callee's abstract value, user functions
 (parameter binding, memoising, recursion bounds, helper-call sites) and list methods.
 
-Library names go to the Pallas registry's handlers (`pallas.dispatch`) or to Python's
-builtins (`interp.builtins`); anything else is unknown, and user functions handed to it
-are still analysed (`callbacks_unknown_call`)."""
+Library names go to the context's domains (`interp.domain`), then to Python's builtins
+(`interp.builtins`); anything else is unknown, and user functions handed to it are still
+analysed (`callbacks_unknown_call`)."""
 
 from __future__ import annotations
 
 import ast
 from abc import ABC, abstractmethod
+from contextlib import ExitStack
 from typing import Any
 
-from ..pallas import dispatch
-from ..pallas.values import PALLAS_CALLABLES
 from ..values import (
     UNKNOWN,
     Api,
@@ -25,7 +24,6 @@ from ..values import (
     Iter,
     Mapping,
     Partial,
-    SemType,
     Seq,
     SeqOf,
     join,
@@ -33,6 +31,7 @@ from ..values import (
 )
 from . import builtins
 from .binding import bind
+from .domain import NOT_MINE, Domain
 from .envs import signature
 from .frame import (
     ANY_KWARGS,
@@ -59,6 +58,7 @@ class CallingInterpreter(ABC):
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self.domains: tuple[Domain, ...] = ctx.domains
 
     @abstractmethod
     def eval(self, node: ast.AST, frame: Frame) -> Any: ...
@@ -112,7 +112,8 @@ class CallingInterpreter(ABC):
             return self.list_method(node, func, frame)
         callee = self.eval(func, frame)
         if callee is UNKNOWN and isinstance(func, ast.Attribute):
-            dispatch.unknown_method(self, func.attr)
+            for d in self.domains:
+                d.unknown_method(self, func.attr)
         evaluated = self.eval_args(node, frame)
         if evaluated is None:
             self.callbacks_unknown_call([], {}, frame)
@@ -125,8 +126,8 @@ class CallingInterpreter(ABC):
     # ------------------------------------------------------------------ dispatch
     def call(self, callee: Any, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None, frame: Frame,
              helper: bool = True) -> Any:
-        """Call an abstract callable.  `helper`: a direct call from user code (so a
-        semaphore array passed here is reported at this call site)."""
+        """Call an abstract callable.  `helper`: a direct call from user code (the
+        domains see the arguments entering it: `Domain.entering_helper`)."""
         if isinstance(callee, Func):
             return self.call_function(callee, args, kwargs, node, frame, helper=helper)
         if isinstance(callee, Api):
@@ -147,18 +148,21 @@ class CallingInterpreter(ABC):
             if isinstance(method, Func):
                 return self.call_function(method, [Arg(callee, None), *args], kwargs, node, frame, helper=helper)
             return UNKNOWN
-        if isinstance(callee, PALLAS_CALLABLES):
-            return dispatch.call_value(self, callee, CallArgs(args, kwargs, node, frame))
-        if isinstance(callee, SemType) and not args and not kwargs:
-            return UNKNOWN
+        if self.domains:
+            call = CallArgs(args, kwargs, node, frame)
+            for d in self.domains:
+                result = d.call_value(self, callee, call)
+                if result is not NOT_MINE:
+                    return result
         self.callbacks_unknown_call(args, kwargs, frame)
         return UNKNOWN
 
     def call_api(self, name: str, call: CallArgs) -> Any:
-        """A library name: the registry's handler, a builtin's, or unknown."""
-        handled = dispatch.call_entry(self, name, call)
-        if handled is not dispatch.NOT_AN_ENTRY:
-            return handled
+        """A library name: a domain's answer, a builtin's, or unknown."""
+        for d in self.domains:
+            result = d.call_name(self, name, call)
+            if result is not NOT_MINE:
+                return result
         builtin = builtins.BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, call)
@@ -168,13 +172,20 @@ class CallingInterpreter(ABC):
     def callbacks_unknown_call(self, args: list[ArgOrStar], kwargs: dict[str, Arg], frame: Frame) -> None:
         """A user function handed to something we do not model (jax.jit, shard_map, ...)
         may still be called: analyse it with unknown arguments."""
-        protocol = self.ctx.protocol
+        escaped = []
         for a in [*args, *kwargs.values()]:
             if isinstance(a, Arg) and isinstance(a.value, (Func, Partial)):
                 with maybe_runs(self.ctx):   # called any number of times, or never
                     self.call(a.value, [STAR], ANY_KWARGS, None, frame, helper=False)
-            elif isinstance(a, Arg) and protocol is not None:
-                protocol.escape(a.value)   # what it does with a semaphore is unknown
+            elif isinstance(a, Arg):
+                escaped.append(a.value)
+        if escaped:
+            self.escape(escaped)
+
+    def escape(self, values: list[Any]) -> None:
+        """Values handed to code not followed: what it does with them is unknown."""
+        for d in self.domains:
+            d.escape(self, values)
 
     # ------------------------------------------------------------------ user functions
     def call_function(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
@@ -192,13 +203,13 @@ class CallingInterpreter(ABC):
         fnode = func.node
         key = None
         if func.frame is not None and func.frame.parent is None and not isinstance(fnode, ast.Lambda) \
-                and ctx.replay is None:
+                and ctx.memoise:
             # A top-level function: the same arguments from the same call site give the
             # same result and findings (memoised: repeated helper calls cost nothing).
             key = (fnode, id(node), helper, loop_body, signature(args), signature(tuple(sorted(kwargs.items()))))
             if key in ctx.memo:
                 return ctx.memo[key]
-        env = bind(self, fnode, func, args, kwargs, node, frame, helper)
+        env = bind(self, self.domains, fnode, func, args, kwargs, node, frame, helper)
         active = (fnode, signature(tuple(env.items())))
         if active in ctx.active:
             self._unfollowed(args, kwargs)
@@ -228,12 +239,10 @@ class CallingInterpreter(ABC):
             ctx.limit, ctx.in_foreign = ctx.budget, False
 
     def _unfollowed(self, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> None:
-        """A call not followed: what it does with the semaphores it is given is unknown."""
-        protocol = self.ctx.protocol
-        if protocol is not None:
-            for a in [*args, *kwargs.values()]:
-                if isinstance(a, Arg):
-                    protocol.escape(a.value)
+        """A call not followed: what it does with what it is given is unknown."""
+        values = [a.value for a in [*args, *kwargs.values()] if isinstance(a, Arg)]
+        if values:
+            self.escape(values)
 
     def _run_function(self, func: Func, env: dict[str, Any], frame: Frame, loop_body: bool, active: tuple) -> Any:
         fnode = func.node
@@ -274,12 +283,13 @@ class CallingInterpreter(ABC):
         if frame.func is None:   # top-level definitions: entries, called by the program's users
             self._flush(frame)
             return
-        self.ctx.grids.append(None)   # closures nothing calls JAX never traces: no grid, no protocol
         self.ctx.uncalled += 1
         try:
-            self._flush(frame)
+            with ExitStack() as stack:
+                for d in self.domains:
+                    stack.enter_context(d.uncalled(self))
+                self._flush(frame)
         finally:
-            self.ctx.grids.pop()
             self.ctx.uncalled -= 1
 
     def _flush(self, frame: Frame) -> None:

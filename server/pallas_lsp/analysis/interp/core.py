@@ -1,11 +1,11 @@
 """The interpreter: expressions on top of statements and calls.
 
-It computes `values.py` values instead of real ones, follows semaphores from where they
-are declared into the kernels Pallas invokes (through closures, helpers, tuples, `.at[...]`
-views, descriptors and classes) and hands every semaphore argument of a checked call to
-`checks.py`.  Precision policy: whatever it cannot model becomes UNKNOWN, and the checks
-are silent on UNKNOWN.  Branches are joined; loop bodies run to a fixpoint; calls are
-followed to a bounded depth; a step budget bounds the work per entry."""
+It computes `values.py` values instead of real ones, through closures, helpers, tuples,
+dicts and classes; what Python alone does not say (a library name called, a domain's
+value used) it asks the context's domains (`interp.domain`).  Precision policy: whatever
+it cannot model becomes UNKNOWN, and the checks are silent on UNKNOWN.  Branches are
+joined; loop bodies run to a fixpoint; calls are followed to a bounded depth; a step
+budget bounds the work per entry."""
 
 from __future__ import annotations
 
@@ -13,10 +13,6 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from ..pallas import dispatch
-from ..pallas.buffers import view
-from ..pallas.indexing import index_sem
-from ..pallas.values import BufferRef
 from ..symbols import child
 from ..values import (
     SCALAR,
@@ -26,13 +22,13 @@ from ..values import (
     Bound,
     ClassV,
     Const,
+    DomainValue,
     Func,
     Instance,
     Iter,
     Mapping,
     ModuleV,
     Partial,
-    Sem,
     Seq,
     SeqOf,
     SeqTail,
@@ -41,8 +37,9 @@ from ..values import (
     join,
     join_all,
 )
-from .frame import MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, View, maybe_runs
-from .operators import binop, compare, truth
+from .domain import NOT_MINE
+from .frame import MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, maybe_runs
+from .operators import PLAIN, binop, compare, truth
 from .statements import StatementInterpreter
 
 Comprehension = ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
@@ -62,24 +59,25 @@ class Interpreter(StatementInterpreter):
         # f-strings, await, ...: values we do not model
         return handler(self, node, frame) if handler is not None else UNKNOWN
 
-    def _see(self, node: ast.AST, value: Any, frame: Frame) -> None:
-        """Remember a semaphore named in the analysed document (for hover and hints)."""
-        if type(value) is Sem and frame.path is None and not self.ctx.silent:
-            self.ctx.views.append(View(frame.block, node, value, frame.scope))
+    def _note(self, node: ast.AST, value: Any, frame: Frame) -> None:
+        """Tell the domains of their value named in the analysed document (for hover)."""
+        if frame.path is None and not self.ctx.silent:
+            for d in self.domains:
+                d.note(self, node, value, frame)
 
     # ------------------------------------------------------------------ names and attributes
     def _name(self, node: ast.Name, frame: Frame) -> Any:
         v = self.lookup(node.id, frame)
-        if type(v) is Sem:
-            self._see(node, v, frame)
+        if isinstance(v, DomainValue):
+            self._note(node, v, frame)
         return v
 
     def _attribute(self, node: ast.Attribute, frame: Frame) -> Any:
         base = self.eval(node.value, frame)
         self._frame_hint = frame
         v = self.attribute(base, node.attr)
-        if type(v) is Sem:
-            self._see(node, v, frame)
+        if isinstance(v, DomainValue):
+            self._note(node, v, frame)
         return v
 
     def attribute(self, obj: Any, attr: str) -> Any:
@@ -112,22 +110,22 @@ class Interpreter(StatementInterpreter):
                 if v is not None:
                     return v
             return UNKNOWN
-        return dispatch.attribute(obj, attr)
+        for d in self.domains:
+            v = d.attribute(self, obj, attr)
+            if v is not NOT_MINE:
+                return v
+        return UNKNOWN
 
     # ------------------------------------------------------------------ subscripts
     def _subscript(self, node: ast.Subscript, frame: Frame) -> Any:
-        base_node = node.value
-        if isinstance(base_node, ast.Attribute) and base_node.attr == "at":
-            base = self.eval(base_node.value, frame)
-            if isinstance(base, Sem):
-                v = index_sem(self, base, node.slice, frame)
-                self._see(node, v, frame)
+        return self.item(self.eval(node.value, frame), node, frame)
+
+    def item(self, base: Any, node: ast.Subscript, frame: Frame) -> Any:
+        """`base[...]` read: a domain's answer, else Python's on known containers."""
+        for d in self.domains:
+            v = d.subscript(self, base, node, frame)
+            if v is not NOT_MINE:
                 return v
-            if isinstance(base, BufferRef):
-                return view(self, base, node.slice, frame)
-            self.eval(node.slice, frame)
-            return UNKNOWN
-        base = self.eval(base_node, frame)
         idx = self.eval(node.slice, frame)
         if isinstance(base, Seq):
             return self._item(base, idx, node.slice, frame)
@@ -139,9 +137,6 @@ class Interpreter(StatementInterpreter):
             return base if isinstance(node.slice, ast.Slice) else base.item
         if isinstance(base, Mapping) and isinstance(idx, Const):
             return base.items.get(idx.value, UNKNOWN)
-        if (base is UNKNOWN or isinstance(base, BufferRef)) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
-            return SCALAR  # an element read from a ref or array (`idx_ref[i]`): a number
-        # `sem[i]` reads the semaphore's value: not a ref, not our concern.
         return UNKNOWN
 
     def _item(self, base: Seq, idx: Any, index: ast.expr, frame: Frame) -> Any:
@@ -281,7 +276,16 @@ class Interpreter(StatementInterpreter):
 
     # ------------------------------------------------------------------ operators
     def _binop(self, node: ast.BinOp, frame: Frame) -> Any:
-        return binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame))
+        return self.binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame))
+
+    def binop(self, left: Any, op: ast.operator, right: Any) -> Any:
+        """`left op right`: Python's arithmetic, or a domain's where an operand is its own."""
+        if type(left) not in PLAIN or type(right) not in PLAIN:
+            for d in self.domains:
+                v = d.binop(self, left, op, right)
+                if v is not NOT_MINE:
+                    return v
+        return binop(left, op, right)
 
     def _if_exp(self, node: ast.IfExp, frame: Frame) -> Any:
         cond = truth(self.eval(node.test, frame))
@@ -297,6 +301,11 @@ class Interpreter(StatementInterpreter):
         if isinstance(node.op, ast.Not):
             t = truth(v)
             return Const(not t) if t is not None else UNKNOWN
+        if type(v) not in PLAIN:
+            for d in self.domains:
+                r = d.unary(self, node.op, v)
+                if r is not NOT_MINE:
+                    return r
         if v is SCALAR:
             return SCALAR
         if isinstance(v, Const) and isinstance(v.value, (int, float, bool)):
@@ -311,13 +320,23 @@ class Interpreter(StatementInterpreter):
         result: bool | None = True
         for op, c in zip(node.ops, node.comparators):
             right = self.eval(c, frame)
-            r = compare(op, left, right) if result is not None else None
+            r = self.compare(op, left, right) if result is not None else None
             if r is False:
                 result = False
             elif r is None and result is True:
                 result = None
             left = right
         return Const(result) if result is not None else UNKNOWN
+
+    def compare(self, op: ast.cmpop, left: Any, right: Any) -> bool | None:
+        """A comparison decided statically: a domain's answer where an operand is its own,
+        else Python's on known values."""
+        if type(left) not in PLAIN or type(right) not in PLAIN:
+            for d in self.domains:
+                r = d.compare(self, op, left, right)
+                if r is not NOT_MINE:
+                    return r
+        return compare(op, left, right)
 
     def _bool_op(self, node: ast.BoolOp, frame: Frame) -> Any:
         truths = [truth(self.eval(node.values[0], frame))]

@@ -3,15 +3,15 @@ for loop fixpoints, call signatures for memoising."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ..pallas.values import BufferRef
 from ..values import (
     UNKNOWN,
     Const,
+    DomainValue,
     Instance,
     Mapping,
-    Sem,
     Seq,
     SeqOf,
     SeqTail,
@@ -20,13 +20,13 @@ from ..values import (
 from .frame import Arg
 
 
-def holds_sem(value: Any, depth: int = 0, clean: dict[int, int] | None = None) -> bool:
-    """Whether `value` holds a semaphore within 6 levels of containers.
+def holds(value: Any, kind: Callable[[Any], bool], depth: int = 0, clean: dict[int, int] | None = None) -> bool:
+    """Whether `value` holds a value of this `kind` within 6 levels of containers.
 
     `clean` (id -> depth) remembers the containers found to hold none from a depth: values
     share parts, and without it a search could visit the same parts exponentially often.
     The caller keeps the values alive while it uses one `clean` for several searches."""
-    if isinstance(value, Sem):
+    if kind(value):
         return True
     if depth > 6:
         return False
@@ -42,7 +42,7 @@ def holds_sem(value: Any, depth: int = 0, clean: dict[int, int] | None = None) -
         clean = {}
     elif clean.get(id(value), depth + 1) <= depth:
         return False
-    if any(holds_sem(v, depth + 1, clean) for v in items):
+    if any(holds(v, kind, depth + 1, clean) for v in items):
         return True
     clean[id(value)] = depth
     return False
@@ -50,8 +50,8 @@ def holds_sem(value: Any, depth: int = 0, clean: dict[int, int] | None = None) -
 
 def signature(value: Any, depth: int = 0) -> Any:
     """A hashable summary of an abstract value (for memoising calls)."""
-    if isinstance(value, Sem):
-        return ("S", value.kind, value.dims, id(value.decl), tuple(id(x) for x in value.sites))
+    if isinstance(value, DomainValue):
+        return value.signature()
     if isinstance(value, Const):
         try:
             hash(value.value)
@@ -66,8 +66,6 @@ def signature(value: Any, depth: int = 0) -> Any:
         return (type(value).__name__, tuple(signature(v, depth + 1) for v in value.items))
     if isinstance(value, str):
         return value
-    if isinstance(value, BufferRef):   # a fresh one each time a kernel runs: alike by what is known
-        return ("B", value.dims, value.open, value.dtype, id(value.decl.node) if value.decl is not None else None)
     return id(value)
 
 
@@ -77,9 +75,8 @@ def same(a: Any, b: Any, depth: int = 0) -> bool:
         return True
     if type(a) is not type(b) or depth > 6:
         return False
-    if isinstance(a, Sem):
-        return (a.kind == b.kind and a.dims == b.dims and a.decl is b.decl and len(a.sites) == len(b.sites)
-                and all(x is y for x, y in zip(a.sites, b.sites)))
+    if isinstance(a, DomainValue):
+        return a.same(b)
     if isinstance(a, Const):
         return type(a.value) is type(b.value) and a.value == b.value
     if isinstance(a, (Seq, SeqTail)):
@@ -89,12 +86,17 @@ def same(a: Any, b: Any, depth: int = 0) -> bool:
     return False
 
 
-def semaphores_changed(a: dict, b: dict) -> bool:
-    """Whether a loop round changed a value that holds semaphores (worth another round)."""
+def _tracked(value: Any) -> bool:
+    return isinstance(value, DomainValue) and value.loop_tracked
+
+
+def tracked_changed(a: dict, b: dict) -> bool:
+    """Whether a loop round changed a value that holds loop-tracked domain values
+    (`DomainValue.loop_tracked`: worth another round)."""
     clean: dict[int, int] = {}
     for k, v in b.items():
         old = a.get(k, UNKNOWN)
-        if (holds_sem(v, 0, clean) or holds_sem(old, 0, clean)) and not same(old, v):
+        if (holds(v, _tracked, 0, clean) or holds(old, _tracked, 0, clean)) and not same(old, v):
             return True
     return False
 

@@ -1,5 +1,5 @@
 """The interpreter's state: activations (`Frame`), one entry's `Context`, call arguments,
-and the `Evaluator` protocol that the Pallas handlers program against."""
+and the `Evaluator` protocol that the domains program against."""
 
 from __future__ import annotations
 
@@ -136,13 +136,11 @@ class Yields:
 
 
 @dataclass(frozen=True)
-class View:
-    """A semaphore named somewhere in the analysed document (what hover shows)."""
+class Binding:
+    """A name in the scope (its `def` node) that binds it."""
 
-    block: Any
-    node: ast.AST
-    sem: Any
-    scope: ast.AST | None
+    scope: ast.AST
+    name: str
 
 
 @dataclass
@@ -150,6 +148,7 @@ class Context:
     """State for one analysis entry: where findings go, global lookups, budget."""
 
     module: Any                          # engine.ModuleState: global lookups (records deps)
+    domains: tuple = ()                  # domain.Domain, in the order they are asked
     silent: bool = False                 # evaluating a global's value: no findings, no kernels
     findings: list[Any] = field(default_factory=list)     # checks.RawFinding
     steps: int = 0
@@ -164,9 +163,9 @@ class Context:
     # > 0 while running code that may not run (a branch on an unknown condition, the rest
     # of a function after such a branch returned) or runs an unknown number of times.
     uncertain: int = 0
-    # pallas.replay.Replay while a kernel is replayed at concrete grid points: every call
-    # runs (no memo), since the replay counts what each one does.
+    # pallas.replay.Replay while a kernel is replayed at concrete grid points
     replay: Any = None
+    memoise: bool = True                 # False: every call runs (a replay counts what each one does)
     # Events the protocol counts, so far: a call that had some is not memoised (a memo hit
     # would skip them), so one run of a kernel sees every event it makes.
     effects: int = 0
@@ -180,14 +179,15 @@ class Context:
     uncalled: int = 0                    # > 0 while running closures nothing calls (JAX never traces them)
     deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
     indexed_decls: set[int] = field(default_factory=set)  # id() of declarations indexed somewhere
-    views: list[View] = field(default_factory=list)
+    views: list[Any] = field(default_factory=list)      # what the domains noted for hover
     indexed_sites: set[int] = field(default_factory=set)  # id() of Sites whose arrays a helper indexes
     kernel_nodes: set[ast.AST] = field(default_factory=set)  # defs invoked as kernels
     sites: dict[tuple, Any] = field(default_factory=dict)    # (arg, call, callee, direct) -> Site
     # Semaphore arrays known by their use (`pallas/indexed_use.py`): collected on an
     # entry's first run, then given to the names on a second one.
     evidence: Any = None                                     # indexed_use.Evidence while collecting
-    arrays: dict[Any, Any] = field(default_factory=dict)     # indexed_use.Binding -> Sem
+    # Values a domain gives names the code leaves UNKNOWN (read by `lookup`).
+    overrides: dict[Binding, Any] = field(default_factory=dict)
 
     def tick(self) -> None:
         self.steps += 1
@@ -211,7 +211,7 @@ def maybe_runs(ctx: Context) -> Iterator[None]:
 
 
 class Evaluator(Protocol):
-    """What the Pallas handlers and the builtins need of the interpreter."""
+    """What the domains and the builtins need of the interpreter."""
 
     ctx: Context
 

@@ -1,4 +1,4 @@
-"""What a callable value stands for: the defs behind functions, partials and choices."""
+"""The defs behind functions: parsed lazily, or their headers alone."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import ast
 from typing import Any
 
 from ..caches import CACHES
-from ..pallas.values import WithScoped
-from ..values import Choice, Func, Partial
+from ..values import Func
 
 
 def resolve_lazy(func: Func) -> ast.AST | None:
@@ -55,22 +54,3 @@ def _parse_header(text: str) -> ast.AST | None:
         elif ch == "#":
             return None   # a comment in the header: give up (the full parse will do)
     return None
-
-
-def function_nodes(value: Any, depth: int = 0) -> set[ast.AST]:
-    """The defs a callable value stands for (through partials, choices, callable objects)."""
-    if depth > 4:
-        return set()
-    if isinstance(value, Func):
-        node = value.node if value.node is not None else resolve_lazy(value)
-        return {node} if node is not None else set()
-    if isinstance(value, Partial):
-        return function_nodes(value.func, depth + 1)
-    if isinstance(value, Choice):
-        out: set[ast.AST] = set()
-        for o in value.options:
-            out |= function_nodes(o, depth + 1)
-        return out
-    if isinstance(value, WithScoped):
-        return function_nodes(value.func, depth + 1)
-    return set()

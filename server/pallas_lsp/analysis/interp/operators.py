@@ -1,18 +1,18 @@
-"""Python operators on abstract values: arithmetic, comparisons, truth."""
+"""Python operators on abstract values: arithmetic, comparisons, truth.  An operand of
+another type (`PLAIN` says which are Python's) is first a question for the domains
+(`core.Interpreter.binop`)."""
 
 from __future__ import annotations
 
 import ast
 from typing import Any
 
-from ..pallas.registry import semaphore_member
 from ..values import (
     SCALAR,
     UNKNOWN,
-    Api,
     Const,
+    Iter,
     Mapping,
-    SemType,
     Seq,
     SeqOf,
     SeqTail,
@@ -20,6 +20,9 @@ from ..values import (
     is_number,
     join,
 )
+
+# The types Python's operators are modelled on here (numbers, constants, sequences, unknown).
+PLAIN = frozenset({type(UNKNOWN), type(SCALAR), Const, Seq, Iter, SeqOf, SeqTail, Mapping})
 
 
 def truth(v: Any) -> bool | None:
@@ -53,13 +56,6 @@ def binop(a: Any, op: ast.operator, b: Any) -> Any:
         if isinstance(b, Seq) and isinstance(a, Const) and type(a.value) is int and 0 <= a.value <= 4096:
             return Seq(b.items * a.value, b.is_list)
     if isinstance(op, ast.MatMult):
-        # `SemaphoreType.DMA @ mesh` is one semaphore; `DMA((2, n)) @ mesh` keeps its
-        # shape (MemoryRef.__matmul__ only replaces the memory space).
-        member = semaphore_member(a.qname) if isinstance(a, Api) else None
-        if member is not None:
-            return SemType(member, (), None)
-        if isinstance(a, SemType):
-            return a
         return UNKNOWN
     if isinstance(a, (Seq, SeqOf, SeqTail, Mapping)) or isinstance(b, (Seq, SeqOf, SeqTail, Mapping)):
         return UNKNOWN

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import ast
 import os
+from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from ..pallas.indexed_use import Binding
-from ..pallas.registry import library_fields
 from ..symbols import canonical
 from ..values import (
     UNKNOWN,
@@ -22,13 +21,12 @@ from ..values import (
     Func,
     Instance,
     Partial,
-    Sem,
     Seq,
     SeqTail,
     element,
 )
 from .calls import CallingInterpreter
-from .envs import env_same, join_envs, same, semaphores_changed
+from .envs import env_same, join_envs, same, tracked_changed
 from .frame import (
     MAX_LOOP_ROUNDS,
     MAX_UNROLL,
@@ -36,6 +34,7 @@ from .frame import (
     STAR,
     Arg,
     ArgOrStar,
+    Binding,
     Frame,
     maybe_runs,
 )
@@ -47,13 +46,19 @@ _DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.
 class StatementInterpreter(CallingInterpreter):
     """Statements, on top of calls (expressions come in `core.Interpreter`)."""
 
+    @abstractmethod
+    def item(self, base: Any, node: ast.Subscript, frame: Frame) -> Any: ...
+
+    @abstractmethod
+    def binop(self, left: Any, op: ast.operator, right: Any) -> Any: ...
+
     def lookup(self, name: str, frame: Frame) -> Any:
         f: Frame | None = frame
         while f is not None:
             if name in f.env:
                 v = f.env[name]
-                if v is UNKNOWN and self.ctx.arrays and f.scope is not None:
-                    return self.ctx.arrays.get(Binding(f.scope, name), v)
+                if v is UNKNOWN and self.ctx.overrides and f.scope is not None:
+                    return self.ctx.overrides.get(Binding(f.scope, name), v)
                 return v
             if f.parent is None:
                 return (f.module or self.ctx.module).global_value(name, self.ctx, f)
@@ -82,9 +87,9 @@ class StatementInterpreter(CallingInterpreter):
         v = self.eval(s.value, frame)
         for target in s.targets:
             self.assign(target, v, frame)
-        evidence = self.ctx.evidence
-        if v is UNKNOWN and evidence is not None and isinstance(s.targets[0], ast.Name) and len(s.targets) == 1:
-            evidence.note_alias(s.targets[0].id, s.value, frame, self.lookup)   # `recv_sem = sems.at[0]`
+        if v is UNKNOWN and isinstance(s.targets[0], ast.Name) and len(s.targets) == 1:
+            for d in self.domains:
+                d.unknown_assigned(self, s.targets[0].id, s.value, frame)
         return True
 
     def _ann_assign(self, s: ast.AnnAssign, frame: Frame) -> bool:
@@ -93,10 +98,14 @@ class StatementInterpreter(CallingInterpreter):
         return True
 
     def _aug_assign(self, s: ast.AugAssign, frame: Frame) -> bool:
-        from .operators import binop
-
-        old = self.eval(s.target, frame) if isinstance(s.target, (ast.Name, ast.Attribute)) else UNKNOWN
-        self.assign(s.target, binop(old, s.op, self.eval(s.value, frame)), frame)
+        target = s.target
+        if isinstance(target, ast.Subscript):   # `o_ref[...] += x`: read, operate, store
+            base = self.eval(target.value, frame)
+            new = self.binop(self.item(base, target, frame), s.op, self.eval(s.value, frame))
+            self.store(base, target, new, frame)
+            return True
+        old = self.eval(target, frame) if isinstance(target, (ast.Name, ast.Attribute)) else UNKNOWN
+        self.assign(target, self.binop(old, s.op, self.eval(s.value, frame)), frame)
         return True
 
     def _return(self, s: ast.Return, frame: Frame) -> bool:
@@ -223,7 +232,7 @@ class StatementInterpreter(CallingInterpreter):
             finally:
                 self.ctx.summarising -= 1
             new = join_envs([state, frame.env])
-            if env_same(state, new) or not semaphores_changed(state, new):
+            if env_same(state, new) or not tracked_changed(state, new):
                 # Only numbers / unknowns changed: the join already says all that matters.
                 state = new
                 break
@@ -301,7 +310,15 @@ class StatementInterpreter(CallingInterpreter):
         elif t is ast.Starred:
             assert isinstance(target, ast.Starred)
             self.assign(target.value, value, frame)
-        # subscript targets: writes into refs/arrays, nothing to track
+        elif t is ast.Subscript:
+            assert isinstance(target, ast.Subscript)
+            self.store(self.eval(target.value, frame), target, value, frame)
+
+    def store(self, base: Any, target: ast.Subscript, value: Any, frame: Frame) -> None:
+        """`base[...] = value`: a write into a container or a ref the domains may check
+        (the interpreter tracks no item writes)."""
+        for d in self.domains:
+            d.store(self, base, target, value, frame)
 
     def _assign_name(self, name: str, value: Any, frame: Frame) -> None:
         if name in frame.nonlocals:
@@ -358,11 +375,12 @@ class StatementInterpreter(CallingInterpreter):
         cls.bases = tuple(b for b in base_values if isinstance(b, ClassV))
         cls.frozen = any(isinstance(b, Api) and b.qname == "typing.NamedTuple" for b in base_values)
         cls.is_dataclass = cls.frozen or any(b.is_dataclass for b in cls.bases)
-        # A library class's semaphore fields (`pltpu.BufferedRef`), in its subclasses and
-        # in the class itself (JAX's own source, when that is what is analysed).
+        # What JAX gives every instance of a library class (`pltpu.BufferedRef`'s semaphores),
+        # in its subclasses and in the class itself (JAX's own source, when analysed).
         for name in [self._qualified(s.name, frame), *(b.qname for b in base_values if isinstance(b, Api))]:
             if name is not None:
-                cls.attrs.update({f.name: Sem(f.kind, f.dims, None, library=name) for f in library_fields(name)})
+                for d in self.domains:
+                    cls.attrs.update(d.class_attrs(name))
         for dec in s.decorator_list:
             d = self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame)
             name = _callable_name(d)

@@ -1,2 +1,3 @@
-"""The Pallas API model (`model.py`, `registry.py`, what is derived from it) and the
-Pallas semantics the interpreter dispatches to (`dispatch.py` and its handlers)."""
+"""The Pallas domain: the API model (`model.py`, `registry.py`, what is derived from it),
+its values (`sems.py`, `values.py`) and the Pallas semantics the interpreter asks for
+through `domain.py` (`dispatch.py` and its handlers)."""

@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..values import SCALAR, Const, Loc, Sem
+from ..values import SCALAR, Const, Loc
 from .protocol import Event, counted_sems, escaped_decls
+from .sems import Sem
 
 MAX_TRIPS = 32            # iterations a replay unrolls per loop
 _ONE = Const(1)

@@ -1,18 +1,20 @@
 """From the registry to the handlers: a Pallas name called, a Pallas value called, an
-attribute of a Pallas value.  Every handler is chosen by the entry's kind (or the value's
-type), never by comparing names."""
+attribute of a Pallas value (`pallas.domain` asks).  Every handler is chosen by the
+entry's kind (or the value's type), never by comparing names."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from ..interp.domain import NOT_MINE
 from ..interp.frame import CallArgs, Evaluator
-from ..values import SCALAR, UNKNOWN, Api, Const, Descriptor, Sem, SemType, Seq
+from ..values import SCALAR, UNKNOWN, Api, Const, Seq
 from . import handlers, invokers
 from .model import Api as ApiEntry
 from .model import ApiKind, Invoker
 from .registry import DESCRIPTOR_METHODS, ENTRIES
+from .sems import Descriptor, Sem, SemType
 from .values import (
     ArraySpecV,
     AtProperty,
@@ -27,8 +29,6 @@ from .values import (
     WithScoped,
     WithScopedDecorator,
 )
-
-NOT_AN_ENTRY = object()   # `call_entry`'s answer for a name the registry does not hold
 
 _BY_KIND: dict[ApiKind, Callable[[Evaluator, Any, CallArgs], Any]] = {
     ApiKind.CHECKED_CALL: handlers.checked_call,
@@ -61,10 +61,10 @@ _DISPATCH = {entry.name: (entry, _handler(entry)) for entry in ENTRIES}
 
 
 def call_entry(ev: Evaluator, name: str, call: CallArgs) -> Any:
-    """The value of calling the registry's `name`, or NOT_AN_ENTRY."""
+    """The value of calling the registry's `name`, or NOT_MINE."""
     hit = _DISPATCH.get(name)
     if hit is None:
-        return NOT_AN_ENTRY
+        return NOT_MINE
     return hit[1](ev, hit[0], call)
 
 
@@ -104,12 +104,14 @@ _BY_TYPE: dict[type, Callable[[Evaluator, Any, CallArgs], Any]] = {
 
 
 def call_value(ev: Evaluator, callee: Any, call: CallArgs) -> Any:
-    """Calling a callable that a Pallas API returned."""
-    return _BY_TYPE[type(callee)](ev, callee, call)
+    """Calling a callable that a Pallas API returned (else NOT_MINE)."""
+    handler = _BY_TYPE.get(type(callee))
+    return handler(ev, callee, call) if handler is not None else NOT_MINE
 
 
 def attribute(obj: Any, attr: str) -> Any:
-    """An attribute of a semaphore, a descriptor or a semaphore type (else UNKNOWN)."""
+    """An attribute of a semaphore, a buffer ref, a descriptor, a semaphore type or an
+    array spec (NOT_MINE where the Pallas domain knows none)."""
     if isinstance(obj, Sem):
         if attr == "at":
             return AtProperty(obj)
@@ -117,9 +119,11 @@ def attribute(obj: Any, attr: str) -> Any:
             return Seq(tuple(Const(d) if type(d) is int else SCALAR for d in obj.dims))
         if attr == "ndim" and obj.dims is not None:
             return Const(len(obj.dims))
-        return UNKNOWN
+        return NOT_MINE
     if isinstance(obj, Descriptor) and attr in DESCRIPTOR_METHODS:
         return DescriptorCall(obj, DESCRIPTOR_METHODS[attr])
+    if isinstance(obj, BufferRef) and attr == "at":
+        return AtProperty(obj)
     if isinstance(obj, SemType) and attr == "dtype":
         return Api(f"pltpu.SemaphoreType.{obj.kind}.dtype")
     shape = obj.shape if isinstance(obj, ArraySpecV) else obj.dims if isinstance(obj, BufferRef) and not obj.open \
@@ -129,5 +133,4 @@ def attribute(obj: Any, attr: str) -> Any:
             return Seq(tuple(Const(d) for d in shape))
         if attr == "ndim":
             return Const(len(shape))
-    return UNKNOWN
-
+    return NOT_MINE

@@ -8,21 +8,7 @@ from typing import Any
 
 from .. import checks
 from ..interp.frame import Arg, CallArgs, Evaluator, Frame
-from ..values import (
-    SCALAR,
-    SLICE,
-    UNKNOWN,
-    Api,
-    Const,
-    Descriptor,
-    Loc,
-    Sem,
-    SemType,
-    Seq,
-    SliceV,
-    allocate,
-    join,
-)
+from ..values import SCALAR, SLICE, UNKNOWN, Api, Const, Loc, Seq, SliceV, join
 from .buffers import check_copy, copy_bytes
 from .kinds import check_kind
 from .model import (
@@ -38,6 +24,7 @@ from .model import (
 )
 from .protocol import Event
 from .registry import DESCRIPTOR_METHODS, semaphore_member
+from .sems import Descriptor, Sem, SemType, allocate
 from .values import (
     ArraySpecV,
     AxisUse,

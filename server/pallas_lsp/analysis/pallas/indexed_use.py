@@ -23,17 +23,11 @@ from typing import Any
 
 from ..caches import CACHES
 from ..index_choice import at_base, index_elts, is_at
-from ..values import UNKNOWN, Loc, Sem, SliceV
+from ..interp.frame import Binding
+from ..values import UNKNOWN, Loc, SliceV
+from .sems import Sem
 
 MAX_VIEWS = 8   # views kept as evidence of one name
-
-
-@dataclass(frozen=True)
-class Binding:
-    """A name in the function (its `def` node) that binds it."""
-
-    scope: ast.AST
-    name: str
 
 
 @dataclass(frozen=True)
@@ -83,11 +77,11 @@ class Evidence:
         else:
             self.views.setdefault(source, []).append(view)
 
-    def note_argument(self, callee: ast.AST, param: str, node: ast.AST | None, frame: Any, lookup: Any) -> None:
+    def note_argument(self, param: Binding, node: ast.AST | None, frame: Any, lookup: Any) -> None:
         """An unknown value bound to a helper's parameter, written as `node`."""
         given = _given(node, frame, lookup)
         if given is not None:
-            self.flows.append(Flow(Binding(callee, param), *given, frame.loc(node)))
+            self.flows.append(Flow(param, *given, frame.loc(node)))
 
     def note_alias(self, name: str, node: ast.AST, frame: Any, lookup: Any) -> None:
         """`name = other` or `name = other.at[...]` of an unknown `other`: used whole, or a

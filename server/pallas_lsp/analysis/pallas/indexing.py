@@ -14,8 +14,9 @@ from enum import Enum
 from typing import Any
 
 from ..interp.frame import Evaluator, Frame
-from ..values import SCALAR, UNKNOWN, Const, Sem, Seq, SliceV
+from ..values import SCALAR, UNKNOWN, Const, Seq, SliceV
 from .derived import INDEX_KEEPER_WORDS
+from .sems import Sem
 
 
 class IndexKind(Enum):

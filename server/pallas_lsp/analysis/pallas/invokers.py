@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..interp.envs import holds_sem
 from ..interp.frame import (
     STAR,
     Arg,
@@ -20,7 +19,6 @@ from ..interp.frame import (
     Evaluator,
     maybe_runs,
 )
-from ..interp.functions import function_nodes
 from ..values import (
     SCALAR,
     UNKNOWN,
@@ -32,19 +30,15 @@ from ..values import (
     Loc,
     Mapping,
     Partial,
-    Sem,
-    SemType,
     Seq,
     SeqOf,
     SeqTail,
-    Site,
-    allocate,
-    map_sems,
 )
 from .buffers import io_buffers, scratch_buffer
 from .counting import replay_would_help, unroll_trips
 from .derived import COPY_WORDS, SCOPED_WORDS
 from .model import Binding, Invoker
+from .sems import Sem, SemType, Site, allocate, holds_sem, map_sems
 from .values import (
     ArraySpecV,
     BufferRef,
@@ -58,6 +52,7 @@ from .values import (
     WhenDecorator,
     WithScoped,
     WithScopedDecorator,
+    function_nodes,
 )
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from ..interp.frame import Context
 from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
-from ..values import Loc, Sem
+from ..values import Loc
+from .sems import Sem
 
 _DECLARED_AS = {"DMA": "a DMA semaphore", "REGULAR": "a REGULAR semaphore", "BARRIER": "a BARRIER semaphore"}
 

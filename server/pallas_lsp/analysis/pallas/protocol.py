@@ -19,7 +19,8 @@ from enum import Enum
 from typing import Any
 
 from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
-from ..values import Descriptor, Instance, Loc, Mapping, Sem, Seq, SeqTail, map_sems
+from ..values import Instance, Loc, Mapping, Seq, SeqTail
+from .sems import Descriptor, Sem, map_sems
 
 
 class Event(Enum):

@@ -32,7 +32,7 @@ class Verdicts:
     decided: set[int] = field(default_factory=set)     # id() of the declarations judged here
 
 
-def replay_kernels(module: Any, protocol: Protocol) -> Verdicts:
+def replay_kernels(module: Any, protocol: Protocol, domains: tuple) -> Verdicts:
     """Judge the kernels whose scratch semaphores saw events.  When every event of a
     kernel ran on a certain path with a known element and amount, its run was the same at
     every grid point, and the entry's own run is counted (once: what one step leaves
@@ -44,7 +44,7 @@ def replay_kernels(module: Any, protocol: Protocol) -> Verdicts:
         grid = _static_grid(record) if counted.undecided or counted.blind else None
         if grid is not None and left > 0:
             replay = Replay(record, grid)
-            ctx = Context(module, budget=left, limit=left)
+            ctx = Context(module, domains, budget=left, limit=left, memoise=False)
             ctx.protocol = ctx.replay = replay
             try:
                 _run(Interpreter(ctx), replay)

@@ -7,7 +7,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..values import Loc
+from ..interp.functions import resolve_lazy
+from ..values import Choice, DomainValue, Func, Loc, Partial
 from .model import DescriptorMethod, Invoker
 
 
@@ -97,7 +98,7 @@ class PallasCallable:
 
 
 @dataclass(frozen=True, eq=False)
-class BufferRef:
+class BufferRef(DomainValue):
     """A ref to an array buffer the kernel gets (a scratch buffer, an input or output
     block) or a view of one, with what is static of it (`pallas.buffers`)."""
 
@@ -106,12 +107,17 @@ class BufferRef:
     dtype: str | None             # the dtype's name ("float32") when static
     decl: Loc | None = None       # where it is declared (a scratch type, a spec, out_shape)
 
+    def signature(self) -> Any:
+        """A fresh one each time a kernel runs: alike by what is known."""
+        return ("B", self.dims, self.open, self.dtype, id(self.decl.node) if self.decl is not None else None)
+
 
 @dataclass(frozen=True, eq=False)
 class AtProperty:
-    """`sems.at`: indexed with `[...]` it makes a view (`pallas.indexing`)."""
+    """`sems.at` / `x_ref.at`: indexed with `[...]` it makes a view (`pallas.indexing`,
+    `pallas.buffers`)."""
 
-    sem: Any
+    ref: Any                      # the Sem or BufferRef
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,3 +172,20 @@ class Passthrough:
 
 PALLAS_CALLABLES = (PallasCallable, DescriptorCall, WhenDecorator, LoopDecorator, WithScopedDecorator, WithScoped,
                     CoreMapDecorator, Pipeline, Passthrough, AtProperty)
+
+
+def function_nodes(value: Any, depth: int = 0) -> set[ast.AST]:
+    """The defs a callable value stands for (through partials, choices, `with_scoped`)."""
+    if depth > 4:
+        return set()
+    if isinstance(value, Func):
+        node = value.node if value.node is not None else resolve_lazy(value)
+        return {node} if node is not None else set()
+    if isinstance(value, (Partial, WithScoped)):
+        return function_nodes(value.func, depth + 1)
+    if isinstance(value, Choice):
+        out: set[ast.AST] = set()
+        for o in value.options:
+            out |= function_nodes(o, depth + 1)
+        return out
+    return set()

@@ -1,0 +1,118 @@
+"""The one interface through which a domain (the Pallas API; next, array shapes) gives
+meaning to what the generic interpreter does not know.
+
+A `Context` holds its domains in order (`Context.domains`).  Each event below goes to
+them in that order:
+
+- *questions* (`call_name`, `call_value`, `attribute`, `subscript`, `binop`, `unary`,
+  `compare`): the first answer that is not `NOT_MINE` wins; with none, Python's own
+  semantics (or UNKNOWN);
+- *notices* (`note`, `store`, `unknown_method`, `escape`, `unknown_argument`,
+  `unknown_assigned`, `uncalled`): every domain sees them;
+- `entering_helper` is a fold (each domain gets the previous one's value), and
+  `class_attrs` a union.
+
+A domain's own values subclass `values.DomainValue` (join, loop fixpoints, memo keys).
+The base class answers nothing: a domain overrides what it needs."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from .frame import Binding, CallArgs, Evaluator, Frame
+
+
+class _NotMine:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_MINE"
+
+
+NOT_MINE: Any = _NotMine()   # a domain's answer about a name or value that is not its own
+
+
+@dataclass(frozen=True)
+class HelperCall:
+    """A direct call of a user function from user code, as one argument enters it."""
+
+    arg: ast.AST          # the argument expression
+    call: ast.AST         # the call node
+    stmt: ast.AST         # the statement holding the call
+    callee: str           # the function's name
+    callee_node: Any      # its def (or lambda)
+    frame: Frame          # the caller's frame
+
+
+class Domain:
+    """What a domain may answer or be told; every method is optional."""
+
+    # ------------------------------------------------------------------ questions
+    def call_name(self, ev: Evaluator, qname: str, call: CallArgs) -> Any:
+        """A library name (canonical dotted name, an `Api`) called (before the builtins)."""
+        return NOT_MINE
+
+    def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
+        """A value that is not a Python callable (function, class, partial, ...) called."""
+        return NOT_MINE
+
+    def attribute(self, ev: Evaluator, obj: Any, attr: str) -> Any:
+        """`obj.attr` of a value that is not a module, library name, class or instance."""
+        return NOT_MINE
+
+    def subscript(self, ev: Evaluator, base: Any, node: ast.Subscript, frame: Frame) -> Any:
+        """`base[...]` read (`node.value` evaluated to `base`; `x.at[...]` has the value of
+        `x.at` as its base).  The slice is not evaluated yet: whoever answers evaluates
+        what it needs of `node.slice`; with no answer the interpreter evaluates it."""
+        return NOT_MINE
+
+    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any) -> Any:
+        """`left op right` where an operand is not a number, constant, sequence or UNKNOWN."""
+        return NOT_MINE
+
+    def unary(self, ev: Evaluator, op: ast.unaryop, operand: Any) -> Any:
+        """`op operand` (not `not`) of such an operand."""
+        return NOT_MINE
+
+    def compare(self, ev: Evaluator, op: ast.cmpop, left: Any, right: Any) -> Any:
+        """`left op right` of such operands: True, False, None (not static) or NOT_MINE."""
+        return NOT_MINE
+
+    # ------------------------------------------------------------------ notices
+    def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
+        """A `DomainValue` named (a name, an attribute) in the analysed document itself."""
+
+    def store(self, ev: Evaluator, base: Any, node: ast.Subscript, value: Any, frame: Frame) -> None:
+        """`base[...] = value` (and `base[...] op= x`, `value` being the result); the
+        slice is not evaluated."""
+
+    def unknown_method(self, ev: Evaluator, name: str) -> None:
+        """A method called on a value nobody knows (`obj.name(...)` with `obj` UNKNOWN)."""
+
+    def escape(self, ev: Evaluator, values: Iterable[Any]) -> None:
+        """Values handed to code the interpreter does not follow."""
+
+    def unknown_argument(self, ev: Evaluator, param: Binding, node: ast.AST, frame: Frame) -> None:
+        """An UNKNOWN argument, written as `node`, bound to a helper's parameter."""
+
+    def unknown_assigned(self, ev: Evaluator, name: str, node: ast.AST, frame: Frame) -> None:
+        """`name = node` where the value is UNKNOWN."""
+
+    def uncalled(self, ev: Evaluator) -> AbstractContextManager[Any]:
+        """Entered while the interpreter runs closures nothing calls (to find what they do)."""
+        return nullcontext()
+
+    # ------------------------------------------------------------------ the rest
+    def entering_helper(self, ev: Evaluator, value: Any, call: HelperCall) -> Any:
+        """An argument's value as it enters a helper called from user code (the same
+        value when nothing changes)."""
+        return value
+
+    def class_attrs(self, qname: str) -> dict[str, Any]:
+        """Attributes JAX gives every instance of the library class `qname` (and of the
+        user classes deriving from it)."""
+        return {}

@@ -1,0 +1,121 @@
+"""The Pallas domain: what Pallas and JAX give meaning to, as the generic interpreter asks
+it (`interp.domain`).  Library names and Pallas values go to the registry's handlers
+(`dispatch.py`); `.at[...]` views to `indexing.py` (semaphores) and `buffers.py` (array
+refs); helper calls mark the call site on the semaphores they are given; unknown names
+feed the arrays known by their use (`indexed_use.py`)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from ..index_choice import is_at
+from ..interp.domain import NOT_MINE, Domain, HelperCall
+from ..interp.frame import Binding, CallArgs, Evaluator, Frame
+from ..values import SCALAR, UNKNOWN, Api
+from . import dispatch
+from .buffers import view
+from .indexing import index_sem
+from .invokers import grid_of
+from .registry import library_fields, semaphore_member
+from .sems import Sem, SemType, Site, map_sems
+from .values import AtProperty, BufferRef
+
+
+@dataclass(frozen=True)
+class NamedSem:
+    """A semaphore named somewhere in the analysed document (what hover shows)."""
+
+    block: Any
+    node: ast.AST
+    sem: Sem
+    scope: ast.AST | None
+
+
+class PallasDomain(Domain):
+    """Stateless: what it learns of an entry goes to the entry's `Context`."""
+
+    def call_name(self, ev: Evaluator, qname: str, call: CallArgs) -> Any:
+        return dispatch.call_entry(ev, qname, call)
+
+    def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
+        return dispatch.call_value(ev, callee, call)
+
+    def attribute(self, ev: Evaluator, obj: Any, attr: str) -> Any:
+        return dispatch.attribute(obj, attr)
+
+    def subscript(self, ev: Evaluator, base: Any, node: ast.Subscript, frame: Frame) -> Any:
+        """`x.at[...]` views; an element read from a ref (`idx_ref[i]`: a number)."""
+        if type(base) is AtProperty:
+            if isinstance(base.ref, Sem):
+                v = index_sem(ev, base.ref, node.slice, frame)
+                if frame.path is None and not ev.ctx.silent:
+                    self.note(ev, node, v, frame)
+                return v
+            return view(ev, base.ref, node.slice, frame)
+        if base is UNKNOWN and is_at(node):   # `x.at[...]` of an unknown `x`
+            ev.eval(node.slice, frame)
+            return UNKNOWN
+        if (base is UNKNOWN or type(base) is BufferRef) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            ev.eval(node.slice, frame)
+            return SCALAR
+        return NOT_MINE
+
+    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any) -> Any:
+        """`SemaphoreType.DMA @ mesh` is one semaphore; `DMA((2, n)) @ mesh` keeps its
+        shape (MemoryRef.__matmul__ only replaces the memory space)."""
+        if isinstance(op, ast.MatMult):
+            member = semaphore_member(left.qname) if isinstance(left, Api) else None
+            if member is not None:
+                return SemType(member, (), None)
+            if isinstance(left, SemType):
+                return left
+        return NOT_MINE
+
+    def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
+        if type(value) is Sem:
+            ev.ctx.views.append(NamedSem(frame.block, node, value, frame.scope))
+
+    def unknown_method(self, ev: Evaluator, name: str) -> None:
+        dispatch.unknown_method(ev, name)
+
+    def escape(self, ev: Evaluator, values: Iterable[Any]) -> None:
+        """What unknown code does with a semaphore is unknown: its ledger is not judged."""
+        protocol = ev.ctx.protocol
+        if protocol is not None:
+            for v in values:
+                protocol.escape(v)
+
+    def unknown_argument(self, ev: Evaluator, param: Binding, node: ast.AST, frame: Frame) -> None:
+        evidence = ev.ctx.evidence
+        if evidence is not None:   # may be a semaphore array
+            evidence.note_argument(param, node, frame, ev.lookup)
+
+    def unknown_assigned(self, ev: Evaluator, name: str, node: ast.AST, frame: Frame) -> None:
+        evidence = ev.ctx.evidence
+        if evidence is not None:   # `recv_sem = sems.at[0]`
+            evidence.note_alias(name, node, frame, ev.lookup)
+
+    def uncalled(self, ev: Evaluator) -> AbstractContextManager[Any]:
+        """Closures nothing calls JAX never traces: no grid, no protocol."""
+        return grid_of(ev.ctx, None)
+
+    def entering_helper(self, ev: Evaluator, value: Any, call: HelperCall) -> Any:
+        """Semaphores passed to a helper remember the call site (unless they already came
+        through an outer one): a DMA inside the helper reports there."""
+        direct = isinstance(value, Sem)
+        key = (id(call.arg), id(call.call), id(call.callee_node), direct)
+        sites = ev.ctx.sites
+        site = sites.get(key)
+        if site is None:  # one Site per call site: repeated calls memoise alike
+            f = call.frame
+            site = sites[key] = Site(f.loc(call.arg), f.loc(call.call), f.loc(call.stmt), call.callee, direct,
+                                     call.callee_node)
+        return map_sems(value, lambda s: s.through(site))
+
+    def class_attrs(self, qname: str) -> dict[str, Any]:
+        """A library class's semaphore fields (`pltpu.BufferedRef`)."""
+        return {f.name: Sem(f.kind, f.dims, None, library=qname) for f in library_fields(qname)}
