@@ -1,0 +1,151 @@
+"""The table of modelled operations, keyed by canonical name, and `apply`.
+
+Canonical names are what the interpreter resolves a call to: `jax.numpy.dot`,
+`jax.lax.dot_general`, `jax.nn.sigmoid`, `pltpu.roll`, `pl.dot`; array methods and
+properties are `Array.<name>` with the array first; Python operators are
+`operator.<name>` (modelled only when an operand is an `ArrayV`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from . import elementwise as ew
+from .args import NONE, Arg, Bound, Params, Py, bind
+from .dtypes import INT32, DType
+from .rules import DTypeRule, ShapeRule, ValueRule, is_promotion_error
+from .shapes import ArrayV, Rejected
+
+Result = Arg | Rejected | None
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One modelled function: its parameters and the rules giving its result.
+
+    `value_rule`, when set, gives a non-array result (a property such as `.shape`) and
+    the other two rules are unused.  `needs_array`: only modelled when an argument is
+    an `ArrayV` (Python operators on two Python values are not array operations)."""
+
+    name: str
+    params: Params
+    shape_rule: ShapeRule | None
+    dtype_rule: DTypeRule | None
+    value_rule: ValueRule | None = None
+    needs_array: bool = False
+
+
+def apply(name: str, args: Sequence[Arg], kwargs: Mapping[str, Arg]) -> Result:
+    """The result of calling the operation `name`: an `ArrayV` (parts may be unknown),
+    a non-array value for properties, `Rejected` when JAX certainly raises, or None
+    when the model does not know (unknown name or keyword, arguments not understood)."""
+    spec = OPS.get(name)
+    if spec is None:
+        return None
+    bound = bind(spec.params, args, kwargs)
+    if bound is None:
+        return None
+    if spec.needs_array and not any(
+        isinstance(a, ArrayV) for a in (*args, *kwargs.values())
+    ):
+        return None
+    return evaluate(spec, bound)
+
+
+def evaluate(spec: OpSpec, bound: Bound) -> Result:
+    if spec.value_rule is not None:
+        return spec.value_rule(bound)
+    if spec.shape_rule is None or spec.dtype_rule is None:
+        return None
+    dtype = spec.dtype_rule(bound)
+    if isinstance(dtype, Rejected) and is_promotion_error(dtype):
+        return dtype
+    shape = spec.shape_rule(bound)
+    if isinstance(shape, Rejected):
+        return shape
+    if isinstance(dtype, Rejected):
+        # JAX checks shapes first: with a shape not decided, the error is not certain.
+        return None if shape is None else dtype
+    if shape is None and dtype is None:
+        return None
+    return ArrayV(shape, dtype)
+
+
+# ---- parameter lists ------------------------------------------------------------------
+
+_X = Params(("x",), positional_only=1)
+_XY = Params(("x", "y"), positional_only=2)
+
+
+def _spec(name: str, params: Params, rules: tuple[ShapeRule, DTypeRule],
+          needs_array: bool = False) -> OpSpec:
+    return OpSpec(name, params, rules[0], rules[1], needs_array=needs_array)
+
+
+# name: (dtype family, the lax primitive named in an equal-rank broadcasting error)
+_BINARY: dict[str, tuple[ew.DTypeMap, str | None]] = {
+    "add": (ew.same, "add"), "subtract": (ew.subtract_dtype, "sub"),
+    "multiply": (ew.same, "mul"), "divide": (ew.inexact, "div"),
+    "true_divide": (ew.inexact, "div"), "floor_divide": (ew.bool_as_int, None),
+    "remainder": (ew.bool_as_int, "rem"), "mod": (ew.bool_as_int, "rem"),
+    "maximum": (ew.same, "max"), "minimum": (ew.same, "min"),
+    "less": (ew.compare_dtype, "lt"), "less_equal": (ew.compare_dtype, "le"),
+    "greater": (ew.compare_dtype, "gt"), "greater_equal": (ew.compare_dtype, "ge"),
+    "equal": (ew.compare_dtype, "eq"), "not_equal": (ew.compare_dtype, "ne"),
+    "logical_and": (ew.LOGICAL, "and"), "logical_or": (ew.LOGICAL, "or"),
+    "logical_xor": (ew.LOGICAL, "xor"), "bitwise_and": (ew.bitwise("and"), "and"),
+    "bitwise_or": (ew.bitwise("or"), "or"), "bitwise_xor": (ew.bitwise("xor"), "xor"),
+    "left_shift": (ew.shift("shift_left"), "shift_left"),
+    "right_shift": (ew.shift("shift_right_arithmetic"), None),
+}
+
+_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "remainder", "lt": "less", "le": "less_equal",
+    "gt": "greater", "ge": "greater_equal", "eq": "equal", "ne": "not_equal",
+    "and_": "bitwise_and", "or_": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift",
+}
+
+_UNARY = {
+    "jax.numpy.exp": ew.inexact, "jax.numpy.exp2": ew.inexact, "jax.numpy.log": ew.inexact,
+    "jax.numpy.log1p": ew.inexact, "jax.numpy.sqrt": ew.inexact,
+    "jax.numpy.tanh": ew.inexact, "jax.numpy.sin": ew.inexact, "jax.numpy.cos": ew.inexact,
+    "jax.numpy.reciprocal": ew.inexact, "jax.numpy.abs": ew.same,
+    "jax.numpy.absolute": ew.same, "jax.numpy.negative": ew.no_bool("neg"),
+    "jax.numpy.square": ew.bool_to(INT32), "jax.numpy.floor": ew.same,
+    "jax.numpy.ceil": ew.same, "jax.numpy.sign": ew.no_bool("sign"),
+    "jax.numpy.logical_not": ew.LOGICAL, "jax.numpy.isnan": ew.isnan_dtype,
+    "jax.numpy.isfinite": ew.isfinite_dtype, "jax.numpy.invert": ew.invert_dtype,
+    "jax.numpy.bitwise_not": ew.invert_dtype, "jax.lax.rsqrt": ew.float_only("rsqrt"),
+    "jax.lax.erf": ew.float_only("erf", "floating"), "jax.nn.sigmoid": ew.float_only("logistic"),
+    "jax.nn.silu": ew.float_only("logistic"),
+    "jax.nn.relu": ew.bool_to(DType("int32", weak=True)),
+    "operator.neg": ew.no_bool("neg"), "operator.invert": ew.invert_dtype,
+}
+
+_ELEMENTWISE: list[OpSpec] = [
+    *(_spec(f"jax.numpy.{n}", _XY, ew.binary(*_BINARY[n])) for n in _BINARY),
+    *(_spec(f"operator.{o}", _XY, ew.binary(*_BINARY[n]), needs_array=True)
+      for o, n in _OPERATORS.items()),
+    _spec("jax.numpy.power", _XY, (ew.broadcast_operands("x", "y"), ew.power_dtype)),
+    _spec("operator.pow", _XY, (ew.broadcast_operands("x", "y"), ew.power_dtype),
+          needs_array=True),
+    *(_spec(n, _X, ew.unary(f), needs_array=n.startswith("operator."))
+      for n, f in _UNARY.items()),
+    _spec("jax.nn.gelu", Params(("x", "approximate"), defaults={"approximate": Py(True)}),
+          ew.unary(ew.inexact_strong)),
+    _spec("jax.numpy.round", Params(("x", "decimals"), defaults={"decimals": Py(0)}),
+          ew.unary(ew.round_dtype)),
+    _spec("jax.numpy.where", Params(("condition", "x", "y"), positional_only=3),
+          (ew.broadcast_operands("condition", "x", "y"),
+           ew.promote_operands(ew.same, "x", "y"))),
+    _spec("jax.numpy.clip",
+          Params(("x", "min", "max"), defaults={"min": NONE, "max": NONE},
+                 positional_only=1),
+          (ew.broadcast_operands("min", "x", "max"),
+           ew.promote_operands(ew.same, "min", "x", "max"))),
+]
+
+OPS: Mapping[str, OpSpec] = {spec.name: spec for spec in [*_ELEMENTWISE]}
