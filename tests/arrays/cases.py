@@ -127,3 +127,92 @@ register(where, "jax.numpy.where")
 register(clip, "jax.numpy.clip")
 register(gelu, "jax.nn.gelu")
 register(round_, "jax.numpy.round")
+
+
+DOT_DTYPES = [arr((2, 3), d) for d in ("float32", "bfloat16", "int8", "int32", "bool")] + [
+    arr((2, 3), "float32", True), arr((2, 3), "int32", True), arr((2, 3), "float8_e4m3fn"),
+]
+PREFERRED: list[dict[str, Arg]] = [
+    {}, {"preferred_element_type": dt("float32")}, {"preferred_element_type": dt("int8")},
+    {"preferred_element_type": dt("bfloat16")},
+]
+
+
+def _transposed(x: ArrayV) -> ArrayV:
+    assert x.shape is not None
+    return ArrayV(tuple(reversed(x.shape)), x.dtype)
+
+
+def numpy_dot() -> Iterator[Case]:
+    shapes = [((2, 3), (3, 4)), ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)),
+              ((2, 3), (4, 5)), ((5, 2, 3), (4, 3, 6)), ((5, 2, 3), (5, 3, 6)),
+              ((2, 3), (5, 3, 6)), ((), (2, 3)), ((1, 2, 3), (3, 2)), ((16, 128), (256, 8))]
+    for a, b in shapes:
+        yield [arr(a), arr(b)], {}
+    for x in DOT_DTYPES:
+        for y in DOT_DTYPES:
+            for kwargs in PREFERRED[:2]:
+                yield [x, _transposed(y)], kwargs
+        yield [x, _transposed(x)], PREFERRED[2]
+        yield [x, _transposed(x)], PREFERRED[3]
+    yield [arr((2, 3), "bfloat16"), Py(2.0)], {}
+
+
+def dot_general() -> Iterator[Case]:
+    numbers = [(((1,), (0,)), ((), ())), (((1,), (1,)), ((), ())),
+               (((2,), (1,)), ((0,), (0,))), (((1,), (0,)), ((), ()))]
+    shapes = [((2, 3), (3, 4)), ((2, 3), (4, 3)), ((5, 2, 3), (5, 3, 4)), ((2, 3), (4, 5)),
+              ((5, 2, 3), (6, 3, 4))]
+    for (a, b), number in zip(shapes, numbers + [numbers[2]]):
+        yield [arr(a), arr(b), Py(number)], {}
+    for x in DOT_DTYPES:
+        for y in DOT_DTYPES:
+            for kwargs in PREFERRED[:3]:
+                yield [x, _transposed(y), Py(numbers[0])], kwargs
+
+
+def lax_dot() -> Iterator[Case]:
+    for a, b in [((2, 3), (3, 4)), ((3,), (3,)), ((2, 3), (3,)), ((2, 3), (4, 5))]:
+        yield [arr(a), arr(b)], {}
+    for x in DOT_DTYPES:
+        for kwargs in PREFERRED:
+            yield [x, _transposed(x)], kwargs
+    yield [arr((2, 3), "bfloat16"), arr((3, 4), "bfloat16", True)], {}
+
+
+def pallas_dot() -> Iterator[Case]:
+    for x in DOT_DTYPES:
+        for y in DOT_DTYPES[:4]:
+            yield [x, _transposed(y)], {}
+    for ta in (False, True):
+        for tb in (False, True):
+            for a, b in [((8, 16), (16, 32)), ((16, 8), (32, 16)), ((8, 16), (32, 16))]:
+                yield [arr(a, "bfloat16"), arr(b, "bfloat16")], {
+                    "trans_a": Py(ta), "trans_b": Py(tb)}
+    yield [arr((2, 8, 16)), arr((16, 8))], {}
+
+
+def einsum() -> Iterator[Case]:
+    specs = [("ij,jk->ik", (2, 3), (3, 4)), ("bqd,bkd->bqk", (2, 8, 16), (2, 4, 16)),
+             ("ij,jk", (2, 3), (3, 4)), ("ij,kj->ik", (2, 3), (4, 5)),
+             ("bhd,bhd->bh", (2, 8, 4), (2, 2, 4))]
+    for spec, a, b in specs:
+        yield [Py(spec), arr(a), arr(b)], {}
+    for x in DOT_DTYPES[:5]:
+        for y in DOT_DTYPES:
+            for kwargs in PREFERRED[:3]:
+                yield [Py("ij,kj->ik"), x, y], kwargs
+
+
+def matmul_operator() -> Iterator[Case]:
+    for args, kwargs in numpy_dot():
+        if not kwargs:
+            yield args, kwargs
+
+
+register(numpy_dot, "jax.numpy.dot", "jax.numpy.matmul")
+register(matmul_operator, "operator.matmul")
+register(dot_general, "jax.lax.dot_general")
+register(lax_dot, "jax.lax.dot")
+register(pallas_dot, "pl.dot")
+register(einsum, "jax.numpy.einsum")

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from . import elementwise as ew
+from . import linalg as la
 from .args import NONE, Arg, Bound, Params, Py, bind
 from .dtypes import INT32, DType
 from .rules import DTypeRule, ShapeRule, ValueRule, is_promotion_error
@@ -148,4 +149,33 @@ _ELEMENTWISE: list[OpSpec] = [
            ew.promote_operands(ew.same, "min", "x", "max"))),
 ]
 
-OPS: Mapping[str, OpSpec] = {spec.name: spec for spec in [*_ELEMENTWISE]}
+_DOT_KEYWORDS = {"precision": NONE, "preferred_element_type": NONE}
+_NUMPY_DOT = Params(("a", "b"), keyword=("precision", "preferred_element_type"),
+                    defaults=_DOT_KEYWORDS, positional_only=2)
+
+_XY_AB = Params(("a", "b"), positional_only=2)
+_CONTRACTIONS: list[OpSpec] = [
+    OpSpec("jax.numpy.dot", _NUMPY_DOT, la.numpy_dot_shape, la.numpy_dot_dtype),
+    OpSpec("jax.numpy.matmul", _NUMPY_DOT, la.matmul_shape, la.numpy_dot_dtype),
+    OpSpec("operator.matmul", _XY_AB, la.matmul_shape, la.numpy_dot_dtype,
+           needs_array=True),
+    OpSpec("jax.lax.dot_general",
+           Params(("lhs", "rhs", "dimension_numbers", "precision",
+                   "preferred_element_type"), defaults=_DOT_KEYWORDS),
+           la.dot_general_shape, la.lax_dot_general_dtype),
+    OpSpec("jax.lax.dot",
+           Params(("lhs", "rhs", "precision", "preferred_element_type"),
+                  defaults=_DOT_KEYWORDS),
+           la.lax_dot_shape, la.lax_dot_general_dtype),
+    OpSpec("pl.dot",
+           Params(("a", "b", "trans_a", "trans_b", "allow_tf32", "precision"),
+                  defaults={"trans_a": Py(False), "trans_b": Py(False),
+                            "allow_tf32": NONE, "precision": NONE}),
+           la.pallas_dot_shape, la.pallas_dot_dtype),
+    OpSpec("jax.numpy.einsum",
+           Params(("subscripts", "a", "b"), keyword=("precision", "preferred_element_type"),
+                  defaults=_DOT_KEYWORDS, positional_only=3),
+           la.einsum_shape, la.einsum_dtype),
+]
+
+OPS: Mapping[str, OpSpec] = {spec.name: spec for spec in [*_ELEMENTWISE, *_CONTRACTIONS]}
