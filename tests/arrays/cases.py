@@ -216,3 +216,47 @@ register(dot_general, "jax.lax.dot_general")
 register(lax_dot, "jax.lax.dot")
 register(pallas_dot, "pl.dot")
 register(einsum, "jax.numpy.einsum")
+
+
+REDUCE_DTYPES = [arr((2, 3), d) for d in DTYPES] + [
+    arr((2, 3), "int32", True), arr((2, 3), "float32", True), arr((2, 3), "int16"),
+    arr((), "float32", True), arr((2, 3), "uint32"),
+]
+AXES: list[Arg] = [Py(None), Py(0), Py(-1), Py(1), Py((0, 1)), Py((0, 2)), Py(2), Py(-3),
+                   Py((1, 1))]
+
+
+def reduction() -> Iterator[Case]:
+    for x in REDUCE_DTYPES:
+        yield [x], {}
+        yield [x], {"axis": Py(-1), "keepdims": Py(True)}
+    for shape in [(2, 3, 4), (5,), (1, 8)]:
+        for axis in AXES:
+            yield [arr(shape)], {"axis": axis}
+            yield [arr(shape), axis], {"keepdims": Py(True)}
+
+
+def with_dtype() -> Iterator[Case]:
+    yield from reduction()
+    yield [arr((2, 3), "int8")], {"dtype": dt("float32")}
+    yield [arr((2, 3), "bfloat16"), Py(1), dt("float32")], {}
+
+
+def normalise() -> Iterator[Case]:
+    for x in REDUCE_DTYPES:
+        yield [x], {}
+    for axis in AXES[1:]:
+        yield [arr((2, 3, 4), "bfloat16")], {"axis": axis}
+
+
+def logsumexp() -> Iterator[Case]:
+    yield from reduction()
+    yield [arr((2, 3), "bfloat16")], {"axis": Py(-1), "return_sign": Py(True)}
+
+
+_REDUCED = ("sum", "prod", "mean", "max", "min", "any", "all", "argmax", "argmin", "cumsum")
+for _name in _REDUCED:
+    register(with_dtype if _name in ("sum", "prod", "mean", "cumsum") else reduction,
+             f"jax.numpy.{_name}", f"Array.{_name}")
+register(normalise, "jax.nn.softmax", "jax.nn.log_softmax")
+register(logsumexp, "jax.nn.logsumexp", "jax.scipy.special.logsumexp")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from . import elementwise as ew
 from . import linalg as la
+from . import reductions as rd
 from .args import NONE, Arg, Bound, Params, Py, bind
 from .dtypes import INT32, DType
 from .rules import DTypeRule, ShapeRule, ValueRule, is_promotion_error
@@ -178,4 +179,46 @@ _CONTRACTIONS: list[OpSpec] = [
            la.einsum_shape, la.einsum_dtype),
 ]
 
-OPS: Mapping[str, OpSpec] = {spec.name: spec for spec in [*_ELEMENTWISE, *_CONTRACTIONS]}
+def _reduction_params(*names: str, keepdims: Arg = Py(False)) -> Params:
+    return Params(("a", *names), keyword=("where",),
+                  defaults={**{n: NONE for n in (*names, "where")}, "keepdims": keepdims})
+
+
+_SUM = _reduction_params("axis", "dtype", "out", "keepdims", "initial")
+_MAX = _reduction_params("axis", "out", "keepdims", "initial")
+_ANY = _reduction_params("axis", "out", "keepdims")
+_REDUCTIONS: dict[str, tuple[Params, ShapeRule, DTypeRule]] = {
+    "sum": (_SUM, rd.reduce_shape(), rd.reduce_dtype(rd.sum_family, explicit=True)),
+    "prod": (_SUM, rd.reduce_shape(), rd.reduce_dtype(rd.sum_family, explicit=True)),
+    "mean": (_reduction_params("axis", "dtype", "out", "keepdims"),
+             rd.reduce_shape(indexes_shape=True),
+             rd.reduce_dtype(rd.inexact_family, explicit=True)),
+    "max": (_MAX, rd.reduce_shape(), rd.reduce_dtype(rd.strong)),
+    "min": (_MAX, rd.reduce_shape(), rd.reduce_dtype(rd.strong)),
+    "any": (_ANY, rd.reduce_shape(), rd.TO_BOOL),
+    "all": (_ANY, rd.reduce_shape(), rd.TO_BOOL),
+    "argmax": (_reduction_params("axis", "out", "keepdims", keepdims=NONE),
+               rd.reduce_shape(single_axis=True, indexes_shape=True), rd.TO_INT32),
+    "argmin": (_reduction_params("axis", "out", "keepdims", keepdims=NONE),
+               rd.reduce_shape(single_axis=True, indexes_shape=True), rd.TO_INT32),
+    "cumsum": (_reduction_params("axis", "dtype", "out"), rd.cumulative_shape,
+               rd.reduce_dtype(rd.cumsum_family, explicit=True)),
+}
+
+_NORMALISE = Params(("a", "axis", "where"), defaults={"axis": Py(-1), "where": NONE})
+_REDUCTION_SPECS: list[OpSpec] = [
+    *(OpSpec(f"{owner}.{n}", *entry) for n, entry in _REDUCTIONS.items()
+      for owner in ("jax.numpy", "Array")),
+    OpSpec("jax.nn.softmax", _NORMALISE, rd.same_shape_checked_axis, rd.softmax_dtype),
+    OpSpec("jax.nn.log_softmax", _NORMALISE, rd.same_shape_checked_axis, rd.softmax_dtype),
+    *(OpSpec(name,
+             Params(("a", "axis", "b", "keepdims", "return_sign", "where"),
+                    defaults={"axis": NONE, "b": NONE, "keepdims": Py(False),
+                              "return_sign": Py(False), "where": NONE}),
+             rd.reduce_shape(), rd.reduce_dtype(rd.inexact_family))
+      for name in ("jax.nn.logsumexp", "jax.scipy.special.logsumexp")),
+]
+
+OPS: Mapping[str, OpSpec] = {
+    spec.name: spec for spec in [*_ELEMENTWISE, *_CONTRACTIONS, *_REDUCTION_SPECS]
+}
