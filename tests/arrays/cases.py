@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from pallas_lsp.analysis.arrays.args import Arg, DTypeArg, Py
+from pallas_lsp.analysis.arrays.args import OPAQUE, Arg, DTypeArg, Py, Seq
 from pallas_lsp.analysis.arrays.dtypes import DType
 from pallas_lsp.analysis.arrays.shapes import ArrayV
 
@@ -260,3 +260,190 @@ for _name in _REDUCED:
              f"jax.numpy.{_name}", f"Array.{_name}")
 register(normalise, "jax.nn.softmax", "jax.nn.log_softmax")
 register(logsumexp, "jax.nn.logsumexp", "jax.scipy.special.logsumexp")
+
+
+def _each(*cases: Case) -> Generator:
+    return lambda: iter(cases)
+
+
+X = arr((2, 3, 4))
+SLICE = ("slice", None, None, None)
+
+
+def reshape() -> Iterator[Case]:
+    for target in [(6, 4), (-1,), (2, -1), (4, 4), (3, -1, 2), (-1, 5), (24,)]:
+        yield [X, Py(target)], {}
+    yield [arr((16, 256)), Py((16, 8, 64))], {}
+    yield [arr((2, 3), "bfloat16", True), Py((3, 2))], {}
+
+
+def array_reshape() -> Iterator[Case]:
+    yield from reshape()
+    yield [X, Py(6), Py(-1)], {}
+    yield [X, Py(24)], {}
+
+
+register(reshape, "jax.numpy.reshape")
+register(array_reshape, "Array.reshape")
+register(_each(([X], {}), ([X, Py((2, 0, 1))], {}), ([X, Py((0, 0, 1))], {}),
+               ([X, Py((1, 0))], {}), ([arr((2, 3), "int8", True)], {})),
+         "jax.numpy.transpose")
+register(_each(([X], {}), ([X, Py(2), Py(0), Py(1)], {}), ([X, Py((2, 0, 1))], {}),
+               ([X, Py(0), Py(0), Py(1)], {})), "Array.transpose")
+register(_each(([X], {}), ([arr(())], {}), ([arr((3,), "bfloat16", True)], {})), "Array.T")
+register(_each(([X, Py(0), Py(-1)], {}), ([X, Py(0), Py(3)], {}), ([X, Py(1), Py(1)], {})),
+         "jax.numpy.swapaxes")
+register(_each(([X, Py(0), Py(-1)], {}), ([X, Py((0, 1)), Py((2, 0))], {}),
+               ([X, Py(3), Py(0)], {}), ([X, Py((0, 1)), Py(0)], {})), "jax.numpy.moveaxis")
+register(_each(([X, Py(0)], {}), ([X, Py(-1)], {}), ([X, Py((0, 2))], {}),
+               ([X, Py(5)], {}), ([X, Py((1, 1))], {}), ([arr((2, 3)), Py(3)], {})),
+         "jax.numpy.expand_dims")
+_SQUEEZE = _each(([arr((1, 3, 1))], {}), ([arr((1, 3, 1)), Py(0)], {}),
+                 ([arr((1, 3, 1)), Py((0, -1))], {}), ([arr((2, 3)), Py(0)], {}),
+                 ([arr((2, 3)), Py(2)], {}))
+register(_SQUEEZE, "jax.numpy.squeeze", "Array.squeeze")
+register(_each(([arr((3,)), Py((2, 3))], {}), ([arr((2, 1)), Py((4, 2, 5))], {}),
+               ([arr((2, 3)), Py((3, 3))], {}), ([arr((2, 3)), Py((3,))], {})),
+         "jax.numpy.broadcast_to")
+register(_each(([arr((3,)), Py((2, 3)), Py((1,))], {}), ([arr((1, 3)), Py((2, 4, 3)),
+                Py((0, 2))], {}), ([arr((3,)), Py((2, 4)), Py((1,))], {})),
+         "jax.lax.broadcast_in_dim")
+register(_each(([arr((2, 3)), Py(2)], {}), ([arr((2, 3)), Py((2, 1, 3))], {}),
+               ([arr((3,), "int8"), Py((4, 1))], {})), "jax.numpy.tile")
+register(_each(([arr((2, 3)), Py(2)], {}), ([arr((2, 3)), Py(3), Py(1)], {}),
+               ([arr((2, 3)), Py(2)], {"axis": Py(-2)}), ([arr((2, 3)), Py(2), Py(2)], {})),
+         "jax.numpy.repeat")
+
+
+def joining() -> Iterator[Case]:
+    pairs = [((2, 3), (2, 3)), ((2, 3), (4, 3)), ((2, 3), (1, 2, 3)), ((2, 3), (2, 4))]
+    for a, b in pairs:
+        for axis in (0, 1, -1, 2):
+            yield [Seq((arr(a), arr(b, "bfloat16")))], {"axis": Py(axis)}
+    yield [Seq((arr((2, 3), "int8"), arr((2, 3), "uint8"), arr((1, 3))))], {}
+    yield [Seq((arr((2, 3), "float32", True), arr((2, 3), "bfloat16")))], {}
+
+
+register(joining, "jax.numpy.concatenate", "jax.numpy.stack")
+register(_each(([X], {}), ([X, Py(1)], {}), ([X, Py((0, 2))], {}), ([X, Py(3)], {})),
+         "jax.numpy.flip")
+register(_each(([X, Py(1)], {}), ([X, Py(1), Py(2)], {}), ([X, Py(-1), Py((0, 1))], {}),
+               ([X, Py(1), Py(5)], {})), "jax.numpy.roll")
+register(_each(([X, Py(1), Py(2)], {}), ([X, Py(1), Py(-1)], {}), ([X, Py(-1), Py(1)], {}),
+               ([arr((8, 128), "float32", True), Py(3), Py(0)], {}),
+               ([X, arr((), "int32"), Py(1)], {}), ([X, Py(1), Py(3)], {})), "pltpu.roll")
+
+
+def pallas_bitcast() -> Iterator[Case]:
+    for source in ("float32", "bfloat16", "int8", "int32"):
+        for target in ("float32", "bfloat16", "int8", "uint32"):
+            for shape in [(16, 128), (2, 8, 128), (3, 128), (128,)]:
+                yield [arr(shape, source), dt(target)], {}
+
+
+register(pallas_bitcast, "pltpu.bitcast")
+
+
+def casts() -> Iterator[Case]:
+    for x in OPERANDS[:7]:
+        for target in ("float32", "bfloat16", "int8", "bool"):
+            yield [x, dt(target)], {}
+
+
+register(casts, "Array.astype", "jax.numpy.astype", "jax.lax.convert_element_type")
+
+
+def bitcast_convert() -> Iterator[Case]:
+    for source in ("float32", "bfloat16", "int8"):
+        for target in ("float32", "bfloat16", "int8", "uint32"):
+            for shape in [(2, 4), (2, 2), (3,)]:
+                yield [arr(shape, source), dt(target)], {}
+
+
+register(bitcast_convert, "jax.lax.bitcast_convert_type")
+
+
+def getitem() -> Iterator[Case]:
+    indexes: list[Arg] = [
+        Py(0), Py(None), Py((None, SLICE)), Py((SLICE, None)), Py(Ellipsis),
+        Py((Ellipsis, 1)), Py((0, ("slice", 1, 3, None))), Py(("slice", None, None, -1)),
+        Py((0, 0, 0, 0)), Py((Ellipsis, None, ("slice", 0, 8, 2))), Py(5),
+        Seq((OPAQUE, Py(SLICE))), Seq((Py(SLICE), arr((), "int32"))), Py((1, Ellipsis, 2)),
+    ]
+    for index in indexes:
+        yield [X, index], {}
+    yield [arr((8,), "bfloat16", True), Py(0)], {}
+
+
+register(getitem, "Array.__getitem__")
+register(_each(([X], {}), ([arr(())], {}), ([arr((2, 3), "bfloat16", True)], {}),
+               ([arr((0, 3), "int8")], {})), "Array.shape", "Array.dtype", "Array.ndim",
+         "Array.size")
+
+SHAPE_ARGS: list[Arg] = [Py((8, 128)), Py(4), Py(())]
+
+
+def filled() -> Iterator[Case]:
+    for shape in SHAPE_ARGS:
+        yield [shape], {}
+        yield [shape, dt("bfloat16")], {}
+        yield [shape], {"dtype": dt("int32")}
+
+
+def full() -> Iterator[Case]:
+    for fill in [Py(1.0), Py(0), Py(True), arr(()), arr((), "bfloat16"), arr((128,)),
+                 arr((3,)), arr((), "int32", True)]:
+        yield [Py((8, 128)), fill], {}
+        yield [Py((8, 128)), fill, dt("bfloat16")], {}
+
+
+def like() -> Iterator[Case]:
+    for x in OPERANDS[:7]:
+        yield [x], {}
+    yield [arr((2, 3))], {"dtype": dt("int8")}
+    yield [arr((2, 3))], {"shape": Py((4,))}
+
+
+def full_like() -> Iterator[Case]:
+    for x in OPERANDS[:7]:
+        yield [x, Py(1.0)], {}
+        yield [x, Py(0), dt("bfloat16")], {}
+
+
+register(filled, "jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty")
+register(full, "jax.numpy.full")
+register(like, "jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like")
+register(full_like, "jax.numpy.full_like")
+register(_each(([dt("int32"), Py(8)], {}), ([dt("float32"), Py(128)], {}),
+               ([dt("bfloat16"), Py(4)], {})), "jax.lax.iota")
+register(_each(([dt("int32"), Py((8, 128)), Py(0)], {}), ([dt("float32"), Py((8, 128)),
+                Py(1)], {}), ([dt("int32"), Py((8,)), Py(0)], {})),
+         "jax.lax.broadcasted_iota")
+register(_each(([Py(8)], {}), ([Py(2), Py(10)], {}), ([Py(0), Py(10), Py(3)], {}),
+               ([Py(1.0), Py(4)], {}), ([Py(10), Py(0), Py(-2)], {}),
+               ([Py(8)], {"dtype": dt("bfloat16")}), ([Py(0.5), Py(2.0), Py(0.25)], {})),
+         "jax.numpy.arange")
+
+
+def array_of() -> Iterator[Case]:
+    for value in [Py(2.0), Py(3), Py(True), *OPERANDS[:7], arr(())]:
+        yield [value], {}
+        yield [value], {"dtype": dt("bfloat16")}
+
+
+register(array_of, "jax.numpy.array", "jax.numpy.asarray")
+
+
+def constructor() -> Iterator[Case]:
+    for value in [Py(1.0), Py(0), Py(True), arr((2, 3)), arr((), "int32", True)]:
+        yield [value], {}
+
+
+_CONSTRUCTED = ("float32 bfloat16 float16 int8 int16 int32 uint8 uint16 uint32 bool_ "
+                "float8_e4m3fn float8_e5m2 int4 uint4").split()
+register(constructor, *(f"jax.numpy.{n}" for n in _CONSTRUCTED))
+register(_each(*(([dt(n)], {}) for n in ("float32", "bfloat16", "float16",
+                                          "float8_e4m3fn"))),
+         *(f"jax.numpy.finfo.{f}" for f in ("min", "max", "eps", "tiny", "bits")))
+register(_each(*(([dt(n)], {}) for n in ("int32", "int8", "uint8", "uint32", "int16"))),
+         "jax.numpy.iinfo.min", "jax.numpy.iinfo.max", "jax.numpy.iinfo.bits")

@@ -3,7 +3,7 @@
 Model arguments become JAX ones: an `ArrayV` with a static shape and a dtype becomes a
 `jax.ShapeDtypeStruct` (weak flag included) passed through `eval_shape`; `Py` values are
 passed as Python values (`("slice", a, b, c)` as a `slice`); `DTypeArg` as a numpy dtype;
-`Seq` as a list.
+`Seq` as a tuple; `OPAQUE` as a traced int32 scalar.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
-from pallas_lsp.analysis.arrays.args import Arg, Dims, DTypeArg, Py, Seq
+from pallas_lsp.analysis.arrays.args import Arg, Dims, DTypeArg, Opaque, Py, Seq
 from pallas_lsp.analysis.arrays.dtypes import DType
 from pallas_lsp.analysis.arrays.shapes import ArrayV, Rejected, static_or_none
 
@@ -75,7 +76,10 @@ class _Arrays:
         if isinstance(arg, DTypeArg):
             return jnp.dtype(arg.dtype.name)
         if isinstance(arg, Seq):
-            return [self.convert(a) for a in arg.items]
+            return tuple(self.convert(a) for a in arg.items)
+        if isinstance(arg, Opaque):  # a traced int32 scalar
+            self.structs.append(jax.ShapeDtypeStruct((), jnp.int32))
+            return _Slot(len(self.structs) - 1)
         if isinstance(arg, Dims):
             return tuple(arg.items)
         raise TypeError(f"cannot give {arg!r} to JAX")
@@ -89,8 +93,8 @@ class _Slot:
 def _fill(value: Any, arrays: tuple[Any, ...]) -> Any:
     if isinstance(value, _Slot):
         return arrays[value.index]
-    if isinstance(value, list):
-        return [_fill(v, arrays) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_fill(v, arrays) for v in value)
     return value
 
 
@@ -116,7 +120,9 @@ def run_jax(name: str, args: list[Arg], kwargs: dict[str, Arg]) -> JaxResult:
             **{k: _fill(v, values) for k, v in call_kwargs.items()},
         )
         result.captured.append(out)
-        return out if isinstance(out, jax.Array) else jnp.zeros(())
+        if isinstance(out, (jax.Array, np.generic, np.ndarray)):
+            return jnp.asarray(out)
+        return jnp.zeros(())
 
     try:
         result.value = jax.eval_shape(traced, *arrays.structs)

@@ -116,12 +116,30 @@ def inexact_family(dtype: DType) -> DType | None:
     return None if result is None else strong(result)
 
 
-def reduce_dtype(family: Callable[[DType], DType | None], explicit: bool = False
-                 ) -> DTypeRule:
+def same_dtype(dtype: DType) -> DType:
+    return dtype
+
+
+def same_shape(bound: Bound) -> ShapeResult:
+    a = operand(bound, "a")
+    return None if a is None else a.shape
+
+
+def same_shape_of(name: str) -> ShapeRule:
+    return lambda bound: _shape_of(bound, name)
+
+
+def _shape_of(bound: Bound, name: str) -> ShapeResult:
+    array = operand(bound, name)
+    return None if array is None else array.shape
+
+
+def reduce_dtype(family: Callable[[DType], DType | None], explicit: bool = False,
+                 name: str = "a") -> DTypeRule:
     """`family` of the operand's dtype; with `explicit`, a `dtype=` argument wins."""
 
     def rule(bound: Bound) -> DTypeResult:
-        a = operand(bound, "a")
+        a = operand(bound, name)
         if a is None or a.dtype is None or not _understood(bound):
             return None
         if explicit and not is_none(bound["dtype"]):

@@ -13,9 +13,12 @@ from dataclasses import dataclass
 
 from . import elementwise as ew
 from . import linalg as la
+from . import creation as cr
+from . import indexing as ix
 from . import reductions as rd
+from . import structural as st
 from .args import NONE, Arg, Bound, Params, Py, bind
-from .dtypes import INT32, DType
+from .dtypes import FLOAT32, INT32, DType
 from .rules import DTypeRule, ShapeRule, ValueRule, is_promotion_error
 from .shapes import ArrayV, Rejected
 
@@ -219,6 +222,98 @@ _REDUCTION_SPECS: list[OpSpec] = [
       for name in ("jax.nn.logsumexp", "jax.scipy.special.logsumexp")),
 ]
 
+_A = Params(("a",))
+_SAME_DTYPE = rd.reduce_dtype(rd.same_dtype)
+
+
+def _p(*names: str, **defaults: Arg) -> Params:
+    """Parameters in order, with the given defaults."""
+    return Params(names, defaults=defaults)
+
+
+_STRUCTURAL: list[OpSpec] = [
+    OpSpec("jax.numpy.reshape", _p("a", "shape"), st.reshape_shape, _SAME_DTYPE),
+    OpSpec("Array.reshape", Params(("a",), varargs="shape"), st.reshape_shape, _SAME_DTYPE),
+    OpSpec("jax.numpy.transpose", _p("a", "axes", axes=NONE), st.transpose_shape,
+           _SAME_DTYPE),
+    OpSpec("Array.transpose", Params(("a",), varargs="axes"), st.transpose_shape,
+           _SAME_DTYPE),
+    OpSpec("Array.T", _A, st.reversed_shape, _SAME_DTYPE),
+    OpSpec("jax.numpy.swapaxes", _p("a", "axis1", "axis2"), st.swapaxes_shape, _SAME_DTYPE),
+    OpSpec("jax.numpy.moveaxis", _p("a", "source", "destination"), st.moveaxis_shape,
+           _SAME_DTYPE),
+    OpSpec("jax.numpy.expand_dims", _p("a", "axis"), st.expand_dims_shape, _SAME_DTYPE),
+    OpSpec("jax.numpy.squeeze", _p("a", "axis", axis=NONE), st.squeeze_shape, _SAME_DTYPE),
+    OpSpec("Array.squeeze", _p("a", "axis", axis=NONE), st.squeeze_shape, _SAME_DTYPE),
+    OpSpec("jax.numpy.broadcast_to", _p("a", "shape"), st.broadcast_to_shape, _SAME_DTYPE),
+    OpSpec("jax.lax.broadcast_in_dim", _p("operand", "shape", "broadcast_dimensions"),
+           st.broadcast_in_dim_shape, rd.reduce_dtype(rd.same_dtype, name="operand")),
+    OpSpec("jax.numpy.tile", _p("A", "reps"), st.tile_shape,
+           rd.reduce_dtype(rd.same_dtype, name="A")),
+    OpSpec("jax.numpy.repeat", _p("a", "repeats", "axis", axis=NONE), st.repeat_shape,
+           _SAME_DTYPE),
+    OpSpec("jax.numpy.concatenate", _p("arrays", "axis", axis=Py(0)), st.concatenate_shape,
+           st.joined_dtype),
+    OpSpec("jax.numpy.stack", _p("arrays", "axis", axis=Py(0)), st.stack_shape,
+           st.joined_dtype),
+    OpSpec("jax.numpy.flip", _p("a", "axis", axis=NONE), rd.same_shape_checked_axis,
+           _SAME_DTYPE),
+    OpSpec("jax.numpy.roll", _p("a", "shift", "axis", axis=NONE),
+           rd.same_shape_checked_axis, _SAME_DTYPE),
+    OpSpec("pltpu.roll", Params(("x", "shift", "axis"), keyword=("stride", "stride_axis"),
+                                defaults={"stride": NONE, "stride_axis": NONE}),
+           st.pallas_roll_shape, rd.reduce_dtype(rd.same_dtype, name="x")),
+    OpSpec("pltpu.bitcast", _p("x", "ty"), st.pallas_bitcast_shape, st.target_dtype("ty")),
+    OpSpec("Array.astype", _p("a", "dtype"), rd.same_shape, st.target_dtype("dtype")),
+    OpSpec("jax.numpy.astype", _p("a", "dtype"), rd.same_shape, st.target_dtype("dtype")),
+    OpSpec("jax.lax.convert_element_type", _p("operand", "new_dtype"),
+           rd.same_shape_of("operand"), st.target_dtype("new_dtype")),
+    OpSpec("jax.lax.bitcast_convert_type", _p("operand", "new_dtype"),
+           st.bitcast_convert_shape, st.target_dtype("new_dtype")),
+    OpSpec("Array.__getitem__", _p("a", "index"), ix.getitem_shape, ix.getitem_dtype),
+]
+
+_PROPERTIES: list[OpSpec] = [
+    OpSpec(f"Array.{name}", _A, None, None, value_rule=rule)
+    for name, rule in (("shape", ix.shape_value), ("dtype", ix.dtype_value),
+                       ("ndim", ix.ndim_value), ("size", ix.size_value))
+]
+
+_FILLED = _p("shape", "dtype", dtype=NONE)
+_LIKE = _p("a", "dtype", "shape", dtype=NONE, shape=NONE)
+_DTYPE_NAMES = ("float32", "bfloat16", "float16", "int8", "int16", "int32", "uint8",
+                "uint16", "uint32", "bool_", "float8_e4m3fn", "float8_e5m2", "int4",
+                "uint4")
+_CREATION: list[OpSpec] = [
+    *(OpSpec(f"jax.numpy.{name}", _FILLED, cr.shape_argument, cr.explicit_or(FLOAT32))
+      for name in ("zeros", "ones", "empty")),
+    OpSpec("jax.numpy.full", _p("shape", "fill_value", "dtype", dtype=NONE),
+           cr.full_shape, cr.explicit_or(None)),
+    *(OpSpec(f"jax.numpy.{name}", _LIKE, cr.like_shape, cr.like_dtype)
+      for name in ("zeros_like", "ones_like", "empty_like")),
+    OpSpec("jax.numpy.full_like", _p("a", "fill_value", "dtype", "shape", dtype=NONE,
+                                     shape=NONE), cr.like_shape, cr.like_dtype),
+    OpSpec("jax.lax.iota", _p("dtype", "size"), cr.iota_shape, cr.scalar_of_argument),
+    OpSpec("jax.lax.broadcasted_iota", _p("dtype", "shape", "dimension"),
+           cr.broadcasted_iota_shape, cr.scalar_of_argument),
+    OpSpec("jax.numpy.arange", _p("start", "stop", "step", "dtype", stop=NONE, step=NONE,
+                                  dtype=NONE), cr.arange_shape, cr.arange_dtype),
+    OpSpec("jax.numpy.array", _p("a", "dtype", dtype=NONE), cr.array_shape,
+           cr.array_dtype),
+    OpSpec("jax.numpy.asarray", _p("a", "dtype", dtype=NONE), cr.array_shape,
+           cr.array_dtype),
+    *(OpSpec(f"jax.numpy.{name}", _A, cr.array_shape, cr.constructor(name))
+      for name in _DTYPE_NAMES),
+    *(OpSpec(f"jax.numpy.finfo.{field}", _p("dtype"), cr.scalar_shape, cr.float_info_dtype)
+      for field in ("min", "max", "eps", "tiny")),
+    *(OpSpec(f"jax.numpy.iinfo.{field}", _p("dtype"), None, None,
+             value_rule=cr.int_limit(field)) for field in ("min", "max")),
+    *(OpSpec(f"jax.numpy.{info}.bits", _p("dtype"), None, None, value_rule=cr.info_bits)
+      for info in ("finfo", "iinfo")),
+]
+
 OPS: Mapping[str, OpSpec] = {
-    spec.name: spec for spec in [*_ELEMENTWISE, *_CONTRACTIONS, *_REDUCTION_SPECS]
+    spec.name: spec
+    for spec in [*_ELEMENTWISE, *_CONTRACTIONS, *_REDUCTION_SPECS, *_STRUCTURAL,
+                 *_PROPERTIES, *_CREATION]
 }
