@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import checks
+from .arrays.domain import ArrayDomain
 from .closure import creator_closure, in_closure, is_definition
 from .contract import ContractResult, check_calls
 from .contract.params import ParamNote
@@ -45,7 +46,7 @@ from .workspace import package_of
 log = logging.getLogger(__name__)
 
 # The domains every entry's interpreter asks, in order (`interp.domain`); stateless.
-DOMAINS = (PallasDomain(),)
+DOMAINS = (ArrayDomain(), PallasDomain())
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 

@@ -59,17 +59,11 @@ class Interpreter(StatementInterpreter):
         # f-strings, await, ...: values we do not model
         return handler(self, node, frame) if handler is not None else UNKNOWN
 
-    def _note(self, node: ast.AST, value: Any, frame: Frame) -> None:
-        """Tell the domains of their value named in the analysed document (for hover)."""
-        if frame.path is None and not self.ctx.silent:
-            for d in self.domains:
-                d.note(self, node, value, frame)
-
     # ------------------------------------------------------------------ names and attributes
     def _name(self, node: ast.Name, frame: Frame) -> Any:
         v = self.lookup(node.id, frame)
         if isinstance(v, DomainValue):
-            self._note(node, v, frame)
+            self.note(node, v, frame)
         return v
 
     def _attribute(self, node: ast.Attribute, frame: Frame) -> Any:
@@ -77,7 +71,7 @@ class Interpreter(StatementInterpreter):
         self._frame_hint = frame
         v = self.attribute(base, node.attr)
         if isinstance(v, DomainValue):
-            self._note(node, v, frame)
+            self.note(node, v, frame)
         return v
 
     def attribute(self, obj: Any, attr: str) -> Any:
@@ -321,6 +315,8 @@ class Interpreter(StatementInterpreter):
         for op, c in zip(node.ops, node.comparators):
             right = self.eval(c, frame)
             r = self.compare(op, left, right) if result is not None else None
+            if isinstance(r, DomainValue):   # an elementwise comparison (`x > 0`): a value
+                return r if len(node.ops) == 1 else UNKNOWN
             if r is False:
                 result = False
             elif r is None and result is True:
@@ -328,8 +324,9 @@ class Interpreter(StatementInterpreter):
             left = right
         return Const(result) if result is not None else UNKNOWN
 
-    def compare(self, op: ast.cmpop, left: Any, right: Any) -> bool | None:
-        """A comparison decided statically: a domain's answer where an operand is its own,
+    def compare(self, op: ast.cmpop, left: Any, right: Any) -> Any:
+        """A comparison decided statically (True, False, None: not static): a domain's
+        answer where an operand is its own (a domain value where it compares elementwise),
         else Python's on known values."""
         if type(left) not in PLAIN or type(right) not in PLAIN:
             for d in self.domains:

@@ -79,7 +79,8 @@ class Domain:
         return NOT_MINE
 
     def compare(self, ev: Evaluator, op: ast.cmpop, left: Any, right: Any) -> Any:
-        """`left op right` of such operands: True, False, None (not static) or NOT_MINE."""
+        """`left op right` of such operands: True, False, None (not static), a domain
+        value (an elementwise comparison, `x > 0`) or NOT_MINE."""
         return NOT_MINE
 
     # ------------------------------------------------------------------ notices

@@ -18,6 +18,7 @@ from ..values import (
     Api,
     ClassV,
     Const,
+    DomainValue,
     Func,
     Instance,
     Partial,
@@ -51,6 +52,13 @@ class StatementInterpreter(CallingInterpreter):
 
     @abstractmethod
     def binop(self, left: Any, op: ast.operator, right: Any) -> Any: ...
+
+    def note(self, node: ast.AST, value: Any, frame: Frame) -> None:
+        """Tell the domains of their value named (read or assigned) in the analysed
+        document (for hover and inlay hints)."""
+        if frame.path is None and not self.ctx.silent:
+            for d in self.domains:
+                d.note(self, node, value, frame)
 
     def lookup(self, name: str, frame: Frame) -> Any:
         f: Frame | None = frame
@@ -299,6 +307,8 @@ class StatementInterpreter(CallingInterpreter):
         if t is ast.Name:
             assert isinstance(target, ast.Name)
             self._assign_name(target.id, value, frame)
+            if isinstance(value, DomainValue):
+                self.note(target, value, frame)
         elif t in (ast.Tuple, ast.List):
             assert isinstance(target, (ast.Tuple, ast.List))
             self._assign_unpack(target.elts, value, frame)

@@ -18,7 +18,10 @@ from typing import Any
 from ..contract.layout import RefRole, refs_of
 from ..interp.frame import Context, Evaluator, Frame
 from ..report import ContractFinding, ContractNote
-from ..values import UNKNOWN, Loc, shape_text
+from ..arrays.dtypes import by_name
+from ..arrays.shapes import ArrayV
+from ..arrays.values import ArrayValue
+from ..values import SCALAR, UNKNOWN, Loc, shape_text
 from .indexing import IndexKind, IndexPart, index_parts, view_dims
 from .values import ArraySpecV, BlockSpecV, BufferRef, PallasCall
 
@@ -57,9 +60,24 @@ def copy_bytes(src: Any, dst: Any) -> int | None:
     return None
 
 
+def _length(dim: Any) -> Any:
+    """A declared length: an int, the name it is spelled by (`bm`), else "?"."""
+    return dim if type(dim) is int or isinstance(dim, str) and dim.isidentifier() else "?"
+
+
 def _static_dims(shape: tuple | None) -> tuple | None:
-    """A declared shape with "?" where a length is not static (None: rank unknown)."""
-    return None if shape is None else tuple(d if type(d) is int else "?" for d in shape)
+    """A declared shape with its named lengths, "?" for others (None: rank unknown)."""
+    return None if shape is None else tuple(_length(d) for d in shape)
+
+
+def array_spec_of(value: Any) -> Any:
+    """An array a driver passes (`jnp.ones((8, 128), jnp.bfloat16)`) as the spec of its
+    shape and dtype, as `jax.ShapeDtypeStruct` gives one (other values unchanged)."""
+    if not isinstance(value, ArrayValue):
+        return value
+    array = value.array
+    dtype = f"jnp.{'bool_' if array.dtype.name == 'bool' else array.dtype.name}" if array.dtype is not None else None
+    return ArraySpecV(array.shape, dtype, None, value.origin)
 
 
 def scratch_buffer(value: Any) -> Any:
@@ -77,9 +95,9 @@ def block_buffer(array: Any, spec: Any, whole: bool) -> Any:
     array = array if isinstance(array, ArraySpecV) else None
     dtype = dtype_name(array.dtype) if array is not None else None
     if isinstance(spec, BlockSpecV) and spec.block_shape is not None:
-        if not all(d is None or type(d) is int for d in spec.block_shape):
-            return UNKNOWN   # `pl.Squeezed()`, `pl.Element(n)` or a variable: the rank is not static
-        return BufferRef(tuple(d for d in spec.block_shape if d is not None), False, dtype, spec.loc)
+        if any(isinstance(d, str) and "(" in d for d in spec.block_shape):
+            return UNKNOWN   # `pl.Squeezed()`, `pl.Element(n)`, a call: the rank is not static
+        return BufferRef(tuple(_length(d) for d in spec.block_shape if d is not None), False, dtype, spec.loc)
     if not (whole or isinstance(spec, BlockSpecV)):
         return UNKNOWN
     dims = _static_dims(array.shape) if array is not None else None
@@ -112,11 +130,30 @@ def _open_view(dims: tuple, parts: list[IndexPart]) -> tuple | None:
     return None if head is None else head + tuple(padded[len(parts):])
 
 
+def read(ev: Evaluator, buf: BufferRef, node: ast.Subscript, frame: Frame) -> Any:
+    """`ref[...]`: the value loaded, an array of the indexed dims and the ref's dtype;
+    one element (`idx_ref[i]`, rank 0) is a number, as an index wants it."""
+    elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    parts = index_parts(ev, elts, frame)
+    if parts is None:
+        return UNKNOWN
+    dtype = by_name(buf.dtype) if buf.dtype is not None else None
+    if buf.open:
+        if len(parts) == 1 and parts[0].kind is IndexKind.DROP:
+            return SCALAR
+        head = _open_view(buf.dims, parts)
+        return ArrayValue(ArrayV(None, dtype), frame.loc(node)) if head is not None else UNKNOWN
+    dims = view_dims(buf.dims, parts)
+    if dims is None:
+        return UNKNOWN
+    return ArrayValue(ArrayV(dims, dtype), frame.loc(node)) if dims else SCALAR
+
+
 # --------------------------------------------------------------------------- the rule
 
 def shapes_differ(src: BufferRef, dst: BufferRef) -> bool:
     """Whether two refs' shapes differ whatever their unknown parts are."""
-    if any(a != b and a != "?" and b != "?" for a, b in zip(src.dims, dst.dims)):
+    if any(a != b and type(a) is int and type(b) is int for a, b in zip(src.dims, dst.dims)):
         return True
     if src.open and dst.open:
         return False

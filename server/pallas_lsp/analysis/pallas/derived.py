@@ -76,13 +76,6 @@ def _candidate_pattern() -> bytes:
 # The CLI's byte prefilter: a file that spells none of these holds no Pallas code we check.
 CANDIDATE = re.compile(_candidate_pattern(), re.IGNORECASE)
 
-# How the DMAs whose source and destination are checked (PAL305) are spelled, and the
-# invokers that allocate scratch inside a kernel (where such a DMA's semaphore may come from).
-COPY_WORDS = frozenset(creator_word(e) for e in entries_of(ApiKind.CHECKED_CALL)
-                       if isinstance(e, CheckedCall) and e.copies is not None)
-SCOPED_WORDS = frozenset(creator_word(e) for e in ENTRIES
-                         if isinstance(e, Invoker) and e.binding in (Binding.RUN_SCOPED, Binding.WITH_SCOPED))
-
 # How index keepers (`pl.ds`, `pl.dslice`, `pl.Slice`, `slice`) are spelled when called.
 INDEX_KEEPER_WORDS = frozenset(creator_word(e) for e in entries_of(ApiKind.INDEX_KEEPER))
 

@@ -7,12 +7,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..arrays.dtypes import by_name
+from ..arrays.values import dtype_value
 from ..interp.domain import NOT_MINE
 from ..interp.frame import CallArgs, Evaluator
 from ..values import SCALAR, UNKNOWN, Api, Const, Seq
 from . import handlers, invokers
 from .model import Api as ApiEntry
 from .model import ApiKind, Invoker
+from .buffers import dtype_name
 from .registry import DESCRIPTOR_METHODS, ENTRIES
 from .sems import Descriptor, Sem, SemType
 from .values import (
@@ -126,11 +129,24 @@ def attribute(obj: Any, attr: str) -> Any:
         return AtProperty(obj)
     if isinstance(obj, SemType) and attr == "dtype":
         return Api(f"pltpu.SemaphoreType.{obj.kind}.dtype")
+    if isinstance(obj, BufferRef) and attr == "dtype" and obj.dtype is not None:
+        return _dtype(obj.dtype)
+    if isinstance(obj, ArraySpecV) and attr == "dtype" and dtype_name(obj.dtype) is not None:
+        return _dtype(dtype_name(obj.dtype))
     shape = obj.shape if isinstance(obj, ArraySpecV) else obj.dims if isinstance(obj, BufferRef) and not obj.open \
         else None
+    if shape is not None and isinstance(obj, BufferRef) and attr == "shape":   # a length by name: a number
+        return Seq(tuple(Const(d) if type(d) is int else SCALAR for d in shape))
     if shape is not None and all(type(d) is int for d in shape):
         if attr == "shape":
             return Seq(tuple(Const(d) for d in shape))
         if attr == "ndim":
             return Const(len(shape))
+    if shape is not None and isinstance(obj, BufferRef) and attr == "ndim":
+        return Const(len(shape))
     return NOT_MINE
+
+
+def _dtype(name: str) -> Any:
+    dtype = by_name(name)
+    return dtype_value(dtype) if dtype is not None else NOT_MINE

@@ -17,7 +17,7 @@ from ..interp.domain import NOT_MINE, Domain, HelperCall
 from ..interp.frame import Binding, CallArgs, Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Api
 from . import dispatch
-from .buffers import view
+from .buffers import read, view
 from .indexing import index_sem
 from .invokers import grid_of
 from .registry import library_fields, semaphore_member
@@ -59,7 +59,9 @@ class PallasDomain(Domain):
         if base is UNKNOWN and is_at(node):   # `x.at[...]` of an unknown `x`
             ev.eval(node.slice, frame)
             return UNKNOWN
-        if (base is UNKNOWN or type(base) is BufferRef) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+        if type(base) is BufferRef:
+            return read(ev, base, node, frame)
+        if base is UNKNOWN and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             ev.eval(node.slice, frame)
             return SCALAR
         return NOT_MINE

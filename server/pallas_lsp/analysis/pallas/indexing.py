@@ -15,6 +15,7 @@ from typing import Any
 
 from ..interp.frame import Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Const, Seq, SliceV
+from ..arrays.values import is_index_scalar
 from .derived import INDEX_KEEPER_WORDS
 from .sems import Sem
 
@@ -62,7 +63,7 @@ def _part_of_value(v: Any) -> IndexPart | None:
         return IndexPart(IndexKind.ELLIPSIS)
     if isinstance(v, SliceV):
         return IndexPart(IndexKind.KEEP, v.size, v.bounds)
-    if v is SCALAR or (isinstance(v, Const) and type(v.value) in (int, bool)):
+    if v is SCALAR or (isinstance(v, Const) and type(v.value) in (int, bool)) or is_index_scalar(v):
         return IndexPart(IndexKind.DROP, value=v.value if isinstance(v, Const) and type(v.value) is int else None)
     return None
 

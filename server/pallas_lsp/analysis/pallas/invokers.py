@@ -34,9 +34,8 @@ from ..values import (
     SeqOf,
     SeqTail,
 )
-from .buffers import io_buffers, scratch_buffer
+from .buffers import array_spec_of, io_buffers, scratch_buffer
 from .counting import replay_would_help, unroll_trips
-from .derived import COPY_WORDS, SCOPED_WORDS
 from .model import Binding, Invoker
 from .sems import Sem, SemType, Site, allocate, holds_sem, map_sems
 from .values import (
@@ -156,7 +155,8 @@ def _output_refs(out: Any) -> list | None:
 
 def apply_pallas_call(ev: Evaluator, callable_: PallasCallable, call: CallArgs) -> Any:
     record = callable_.call
-    operands = None if call.has_star or "**" in call.kwargs else [a for a in call.args if isinstance(a, Arg)]
+    operands = None if call.has_star or "**" in call.kwargs else \
+        [Arg(array_spec_of(a.value), a.node) for a in call.args if isinstance(a, Arg)]
     invoke_kernel(ev, callable_, operands)
     if record.outs is None:
         return UNKNOWN
@@ -189,13 +189,10 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     outs = None if isinstance(record.scratch, SeqTail) else record.outs  # a scratch tail binds from the end
     scratch = [a.value for a in [*(tail or []), *kw.values()]]
     reached = any(holds_sem(v) for v in [*scratch, *(a.value for a in operands or []), *(outs or [])])
-    copies = not reached and any(_spells_scoped_dma(body) for body, _ in _bodies(record))
-    buffers = io_buffers(record) if reached or copies else None
-    if not reached and not (copies and any(isinstance(v, BufferRef) for v in
-                                           [*scratch, *(buffers[0] + buffers[1] if buffers else [])])):
-        # No semaphore reaches the kernel, nor a buffer a DMA could copy: running it with
-        # unknown refs finds nothing its own (standalone) entry does not.
+    if not reached and not any(f.path is None for body, _ in _bodies(record) for f in _funcs(body)):
+        # A kernel of another module that no semaphore reaches: what it computes is not shown here.
         return
+    buffers = io_buffers(record)
     # Operands keep their values (a semaphore output of one pallas_call can be the
     # input of the next), but not the helper-call sites outside the kernel: a kernel
     # is where its refs are used.
@@ -274,16 +271,6 @@ def _own_run(ctx: Context, concurrent: bool = False) -> Iterator[None]:
         yield
     finally:
         ctx.uncertain, ctx.summarising = saved
-
-
-def _spells_scoped_dma(kernel: Any) -> bool:
-    """Whether a kernel's code spells a DMA and allocates scratch (`run_scoped`), the only
-    way such a DMA gets a semaphore when none reaches the kernel: PAL305 needs it run
-    with its buffers."""
-    while isinstance(kernel, Partial):
-        kernel = kernel.func
-    text = kernel.block.text if isinstance(kernel, Func) and kernel.block is not None else ""
-    return any(w in text for w in COPY_WORDS) and any(w in text for w in SCOPED_WORDS)
 
 
 def _with_buffers(front: list[ArgOrStar], outs: list | None, buffers: tuple[list, list],

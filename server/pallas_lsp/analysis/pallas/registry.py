@@ -94,10 +94,6 @@ _GRID = ("grid", "in_specs", "out_specs", "scratch_shapes")
 _SPECS: tuple[Api, ...] = (
     Spec("jax.ShapeDtypeStruct", ApiKind.ARRAY_SPEC, ("shape", "dtype")),
     Spec("pl.MemoryRef", ApiKind.ARRAY_SPEC, ("shape", "dtype")),
-    # Arrays made in tests and drivers: their shapes reach the kernels' contracts.
-    Spec("jax.numpy.ones", ApiKind.ARRAY_SPEC, ("shape", "dtype")),
-    Spec("jax.numpy.zeros", ApiKind.ARRAY_SPEC, ("shape", "dtype")),
-    Spec("jax.numpy.full", ApiKind.ARRAY_SPEC, ("shape", "fill_value", "dtype")),
     Spec("pl.BlockSpec", ApiKind.BLOCK_SPEC, ("block_shape", "index_map", "pipeline_mode", "memory_space")),
     Spec("pl.GridSpec", ApiKind.GRID_SPEC, _GRID),
     Spec("pltpu.PrefetchScalarGridSpec", ApiKind.GRID_SPEC, ("num_scalar_prefetch",) + _GRID),

@@ -102,7 +102,7 @@ class BufferRef(DomainValue):
     """A ref to an array buffer the kernel gets (a scratch buffer, an input or output
     block) or a view of one, with what is static of it (`pallas.buffers`)."""
 
-    dims: tuple                   # the leading dims: ints, or "?" for a length that is not static
+    dims: tuple                   # the leading dims: ints, the name of a length that is not static, or "?"
     open: bool                    # more dims, of unknown number, follow (a whole input array)
     dtype: str | None             # the dtype's name ("float32") when static
     decl: Loc | None = None       # where it is declared (a scratch type, a spec, out_shape)

@@ -1,0 +1,148 @@
+"""The array domain: jnp / lax operations, array methods, operators and indexing on
+array values, answered by the model's table (`table.apply`) as the generic interpreter
+asks (`interp.domain`).  Array values come from ref reads (the Pallas domain) and from
+the constructors (`jnp.zeros`, `lax.broadcasted_iota`, ...)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from ..interp.domain import NOT_MINE, Domain
+from ..interp.frame import Arg as CallArg
+from ..interp.frame import CallArgs, Evaluator, Frame
+from ..values import UNKNOWN, Const, Loc
+from .args import Arg, DTypeArg, Opaque, Py
+from .args import Seq as ArgSeq
+from .shapes import ArrayV
+from .table import OPS, apply
+from .values import ArrayMethod, ArrayValue, TypeInfo, from_result, index_arg, to_arg
+
+_BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+           ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and_", ast.BitOr: "or_",
+           ast.BitXor: "xor", ast.LShift: "lshift", ast.RShift: "rshift"}
+_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert"}
+_COMPARE = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+_PROPERTIES = frozenset({"shape", "dtype", "ndim", "size", "T"})
+_INFOS = ("finfo", "iinfo")
+
+
+@dataclass(frozen=True)
+class NamedValue:
+    """An array value named somewhere in the analysed document (what hover shows)."""
+
+    block: Any
+    node: ast.AST
+    value: ArrayValue
+    scope: ast.AST | None
+
+
+class ArrayDomain(Domain):
+    """Stateless: what it learns of an entry goes to the entry's `Context`."""
+
+    def call_name(self, ev: Evaluator, qname: str, call: CallArgs) -> Any:
+        kind = qname.rsplit(".", 1)[-1]
+        if kind in _INFOS and qname.startswith(("jax.numpy.", "numpy.")):
+            dtype = _dtype_argument(call)
+            return TypeInfo(kind, dtype) if dtype is not None else NOT_MINE
+        if qname not in OPS:
+            return NOT_MINE
+        return _applied(qname, [], call, _loc(call))
+
+    def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
+        if isinstance(callee, ArrayMethod):
+            answer = _applied(f"Array.{callee.name}", [callee.array], call, _loc(call))
+            return UNKNOWN if answer is NOT_MINE else answer
+        return NOT_MINE
+
+    def attribute(self, ev: Evaluator, obj: Any, attr: str) -> Any:
+        if isinstance(obj, ArrayValue):
+            name = f"Array.{attr}"
+            if attr in _PROPERTIES:
+                return from_result(apply(name, [obj.array], {}), obj.origin)
+            return ArrayMethod(obj.array, attr) if name in OPS else UNKNOWN
+        if isinstance(obj, TypeInfo):
+            return from_result(apply(f"jax.numpy.{obj.kind}.{attr}", [DTypeArg(obj.dtype)], {}), None)
+        return NOT_MINE
+
+    def subscript(self, ev: Evaluator, base: Any, node: ast.Subscript, frame: Frame) -> Any:
+        if not isinstance(base, ArrayValue):
+            return NOT_MINE
+        index = _index(ev, node.slice, frame)
+        return from_result(apply("Array.__getitem__", [base.array, index], {}), frame.loc(node))
+
+    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any) -> Any:
+        name = _BINARY.get(type(op))
+        return _operator(name, (left, right)) if name is not None else NOT_MINE
+
+    def unary(self, ev: Evaluator, op: ast.unaryop, operand: Any) -> Any:
+        name = _UNARY.get(type(op))
+        return _operator(name, (operand,)) if name is not None else NOT_MINE
+
+    def compare(self, ev: Evaluator, op: ast.cmpop, left: Any, right: Any) -> Any:
+        name = _COMPARE.get(type(op))
+        return _operator(name, (left, right)) if name is not None else NOT_MINE
+
+    def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
+        if type(value) is ArrayValue:
+            ev.ctx.views.append(NamedValue(frame.block, node, value, frame.scope))
+
+
+def _loc(call: CallArgs) -> Loc | None:
+    return call.frame.loc(call.node) if call.node is not None else None
+
+
+def _operator(name: str, operands: tuple) -> Any:
+    """A Python operator where an operand is an array value (else not this domain's)."""
+    if not any(isinstance(v, ArrayValue) for v in operands):
+        return NOT_MINE
+    origin = next(v.origin for v in operands if isinstance(v, ArrayValue))
+    return from_result(apply(f"operator.{name}", [to_arg(v) for v in operands], {}), origin)
+
+
+def _applied(name: str, front: list[Arg], call: CallArgs, origin: Loc | None) -> Any:
+    """The value of calling the table's `name`: the domain answers when an operand is an
+    array value or every argument is static; otherwise the call is left to the others
+    (a scalar `jnp.maximum(i, 1)` is the Pallas domain's number)."""
+    if call.has_star or "**" in call.kwargs:
+        return UNKNOWN if front else NOT_MINE
+    args = [*front, *(to_arg(a.value, a.node) for a in call.args if isinstance(a, CallArg))]
+    kwargs = {k: to_arg(a.value, a.node) for k, a in call.kwargs.items()}
+    given = [*args, *kwargs.values()]
+    if not front and not any(_holds_array(a) for a in given) and any(isinstance(a, Opaque) for a in given):
+        return NOT_MINE
+    return from_result(apply(name, args, kwargs), origin)
+
+
+def _holds_array(arg: Arg) -> bool:
+    return isinstance(arg, ArrayV) or isinstance(arg, ArgSeq) and any(_holds_array(a) for a in arg.items)
+
+
+def _dtype_argument(call: CallArgs) -> Any:
+    first = call.value(0, "dtype")
+    if isinstance(first, ArrayValue):
+        return first.array.dtype
+    arg = to_arg(first)
+    return arg.dtype if isinstance(arg, DTypeArg) else None
+
+
+def _index(ev: Evaluator, node: ast.expr, frame: Frame) -> Arg:
+    """An array value's index: a `Py` when static, else a model `Seq` of its items."""
+    elts = node.elts if isinstance(node, ast.Tuple) else [node]
+    items = [_slice_item(ev, e, frame) if isinstance(e, ast.Slice) else index_arg(ev.eval(e, frame))
+             for e in elts]
+    if not isinstance(node, ast.Tuple):
+        return items[0]
+    if all(isinstance(i, Py) for i in items):
+        return Py(tuple(i.value for i in items if isinstance(i, Py)))
+    return ArgSeq(tuple(items))
+
+
+def _slice_item(ev: Evaluator, node: ast.Slice, frame: Frame) -> Arg:
+    bounds = []
+    for part in (node.lower, node.upper, node.step):
+        v = ev.eval(part, frame) if part is not None else Const(None)
+        bounds.append(v.value if isinstance(v, Const) and (v.value is None or type(v.value) is int) else "?")
+    return Py(("slice", *bounds))
+

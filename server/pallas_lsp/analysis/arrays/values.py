@@ -1,0 +1,154 @@
+"""The array domain's values in the interpreter, and the conversions between the
+interpreter's values and the model's arguments (`args.py`).
+
+An `ArrayValue` wraps the model's `ArrayV` with where it was computed (for messages).
+A dtype travels as the library name it is spelled by (`Api("jax.numpy.bfloat16")`), so
+`jnp.float32(1.0)`, `x.astype(o_ref.dtype)` and `jnp.zeros(s, x.dtype)` read alike."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Loc, Seq, SliceV
+from .args import OPAQUE, Arg, Dims, DTypeArg, Py
+from .args import Seq as ArgSeq
+from .dtypes import DType, by_name, is_bool, is_integer
+from .shapes import ArrayV, join_arrays
+
+_DTYPE_MODULES = ("jax.numpy.", "numpy.", "jax.dtypes.", "ml_dtypes.")
+_BUILTIN_DTYPES = frozenset({"float", "int", "bool"})
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayValue(DomainValue):
+    """A jax array value (a traced value in a kernel body) with its static parts."""
+
+    array: ArrayV
+    origin: Loc | None = None    # the expression that computed it
+    loop_tracked = True
+
+    def join(self, other: Any) -> Any:
+        if isinstance(other, ArrayValue):
+            same_origin = self.origin is not None and other.origin is not None \
+                and self.origin.node is other.origin.node
+            return ArrayValue(join_arrays(self.array, other.array), self.origin if same_origin else None)
+        return UNKNOWN
+
+    def same(self, other: Any) -> bool:
+        return self.array == other.array
+
+    def signature(self) -> Any:
+        return ("array", self.array)
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayMethod(DomainValue):
+    """`x.astype`, `x.sum`, ...: an array's method awaiting its call."""
+
+    array: ArrayV
+    name: str
+
+    def signature(self) -> Any:
+        return ("method", self.array, self.name)
+
+
+@dataclass(frozen=True, eq=False)
+class TypeInfo(DomainValue):
+    """`jnp.finfo(t)` / `jnp.iinfo(t)`: its fields are read by attribute."""
+
+    kind: str                  # "finfo" or "iinfo"
+    dtype: DType
+
+    def signature(self) -> Any:
+        return ("info", self.kind, self.dtype)
+
+
+def is_index_scalar(value: Any) -> bool:
+    """An integer array value of shape `()` (`jnp.int32(0)`, `idx_ref[i] + 1`): an index
+    that drops its dimension, as a number does."""
+    if not isinstance(value, ArrayValue):
+        return False
+    dtype = value.array.dtype
+    return value.array.shape == () and dtype is not None and (is_integer(dtype) or is_bool(dtype))
+
+
+def dtype_of_name(qname: str) -> DType | None:
+    """The dtype a library name spells (`jax.numpy.bfloat16`, `numpy.float32`, `float`)."""
+    if qname in _BUILTIN_DTYPES:
+        return by_name(qname)
+    for prefix in _DTYPE_MODULES:
+        if qname.startswith(prefix):
+            return by_name(qname[len(prefix):])
+    return None
+
+
+def dtype_value(dtype: DType) -> Api:
+    name = "bool_" if dtype.name == "bool" else dtype.name
+    return Api(f"jax.numpy.{name}")
+
+
+def to_arg(value: Any, node: ast.AST | None = None) -> Arg:
+    """The model's argument for an interpreter value (`node`: its expression, for the
+    names of lengths that are not static)."""
+    if isinstance(value, ArrayValue):
+        return value.array
+    if isinstance(value, Const):
+        v = value.value
+        return Py(v) if v is None or v is Ellipsis or type(v) in (int, float, bool, str) else OPAQUE
+    if isinstance(value, Api):
+        dtype = dtype_of_name(value.qname)
+        return DTypeArg(dtype) if dtype is not None else OPAQUE
+    if isinstance(value, Seq):
+        return _sequence_arg(value, node)
+    return OPAQUE
+
+
+def _sequence_arg(value: Seq, node: ast.AST | None) -> Arg:
+    elts = node.elts if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == len(value.items) else None
+    items = [to_arg(v, elts[i] if elts else None) for i, v in enumerate(value.items)]
+    if all(isinstance(a, Py) for a in items):
+        return Py(tuple(a.value for a in items if isinstance(a, Py)))
+    if any(isinstance(a, (ArrayV, ArgSeq)) for a in items):
+        return ArgSeq(tuple(items))
+    if all(isinstance(a, Py) and type(a.value) is int or _is_length(v) for a, v in zip(items, value.items)):
+        return Dims(tuple(a.value if isinstance(a, Py) and type(a.value) is int
+                          else _length_name(elts[i] if elts else None) for i, a in enumerate(items)))
+    return OPAQUE
+
+
+def _is_length(value: Any) -> bool:
+    return value is UNKNOWN or value is SCALAR
+
+
+def _length_name(node: ast.AST | None) -> str:
+    """A length that is not static, named by its source text when it is a plain name."""
+    return node.id if isinstance(node, ast.Name) else "?"
+
+
+def index_arg(value: Any) -> Arg:
+    """One item of an index into an array value (a slice of bounds that are not static
+    keeps its dim, of a length that is not static)."""
+    if isinstance(value, SliceV):
+        return Py(("slice", *value.bounds)) if value.bounds is not None else Py(("slice", "?", "?", None))
+    return to_arg(value)
+
+
+def from_result(result: Any, origin: Loc | None) -> Any:
+    """The interpreter's value for what the model answered (UNKNOWN for no answer)."""
+    if isinstance(result, ArrayV):
+        return ArrayValue(result, origin)
+    if isinstance(result, Py):
+        return _from_py(result.value)
+    if isinstance(result, Dims):
+        return Seq(tuple(Const(d) if type(d) is int else SCALAR for d in result.items))
+    if isinstance(result, DTypeArg):
+        return dtype_value(result.dtype)
+    return UNKNOWN
+
+
+def _from_py(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return Seq(tuple(_from_py(v) for v in value))
+    return Const(value)
