@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from . import checks
 from .arrays.domain import ArrayDomain
+from .arrays.notes import ValueNote, note_at, value_notes
 from .closure import creator_closure, in_closure, is_definition
 from .contract import ContractResult, check_calls
 from .contract.params import ParamNote
@@ -33,7 +34,7 @@ from .findings import Finding, Span
 from .interp.core import Interpreter
 from .interp.frame import Budget, Context, Frame
 from .module import STAR_IMPORT, ModuleState, block_names
-from .pallas.domain import PallasDomain
+from .pallas.domain import NamedSem, PallasDomain
 from .pallas.indexed_use import Evidence, inferred_array
 from .pallas.invokers import invoke_kernel
 from .pallas.protocol import Protocol
@@ -206,9 +207,9 @@ class ModuleAnalyzer:
         best = None
         for cached in self._entries.values():
             for view in cached.views:
-                block, node, sem = view.block, view.node, view.sem
-                if block not in live:
+                if type(view) is not NamedSem or view.block not in live:
                     continue
+                block, node, sem = view.block, view.node, view.sem
                 l0 = block.start + node.lineno - 1
                 if l0 != line or node.end_lineno != node.lineno:
                     continue
@@ -221,6 +222,16 @@ class ModuleAnalyzer:
         return SemaphoreInfo(block.segment(node), sem.kind, sem.dims,
                              loc_span(sem.decl) if sem.decl is not None else None,
                              sem.decl.path if sem.decl is not None else None)
+
+    def value_notes(self) -> list[ValueNote]:
+        """The array values the last `analyze` saw named in the document (hover, inlay
+        hints), one per place, in document order."""
+        live = set(self._block_list.blocks)
+        return value_notes([v for cached in self._entries.values() for v in cached.views], live)
+
+    def value_at(self, line: int, col: int) -> ValueNote | None:
+        """The array value named at (line, col), if the analysis knows one."""
+        return note_at(self.value_notes(), line, col)
 
     def parameter_notes(self) -> list[ParamNote]:
         """What Pallas binds to every kernel parameter the last `analyze` saw (for inlay

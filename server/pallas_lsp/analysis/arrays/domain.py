@@ -35,7 +35,7 @@ class NamedValue:
     block: Any
     node: ast.AST
     value: ArrayValue
-    scope: ast.AST | None
+    in_kernel: bool       # named while a kernel body (or code it calls) runs
 
 
 class ArrayDomain(Domain):
@@ -86,7 +86,8 @@ class ArrayDomain(Domain):
 
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
         if type(value) is ArrayValue:
-            ev.ctx.views.append(NamedValue(frame.block, node, value, frame.scope))
+            in_kernel = any(g is not None for g in ev.ctx.grids)
+            ev.ctx.views.append(NamedValue(frame.block, node, value, in_kernel))
 
 
 def _loc(call: CallArgs) -> Loc | None:
