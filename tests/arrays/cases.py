@@ -88,6 +88,10 @@ def round_() -> Iterator[Case]:
     yield [arr((2, 3))], {"decimals": Py(2)}
 
 
+def _each(*cases: Case) -> Generator:
+    return lambda: iter(cases)
+
+
 GROUPS: dict[Generator, list[str]] = {}
 
 
@@ -124,6 +128,14 @@ register(binary, *(f"jax.numpy.{n}" for n in _BINARY_NAMES))
 register(binary_operator, *(f"operator.{n}" for n in _OPERATOR_NAMES))
 register(unary, *_UNARY_NAMES)
 register(where, "jax.numpy.where")
+register(_each(([arr((2, 3), "bool"), arr((2, 3)), arr((2, 3))], {}),
+               ([arr((), "bool"), arr((2, 3), "bfloat16"), arr((2, 3), "bfloat16")], {}),
+               ([arr((), "bool"), arr((2, 3)), arr((3,))], {}),
+               ([arr((2, 3), "bool"), arr((2, 3), "float32", True), arr((2, 3), "float32",
+                                                                          True)], {}),
+               ([arr((2, 3), "bool"), arr((2, 3), "float32", True), arr((2, 3))], {}),
+               ([arr((2, 3), "bool"), arr((2, 3)), arr((2, 3), "bfloat16")], {}),
+               ([arr((3,), "bool"), arr((2, 3)), arr((2, 3))], {})), "jax.lax.select")
 register(clip, "jax.numpy.clip")
 register(gelu, "jax.nn.gelu")
 register(round_, "jax.numpy.round")
@@ -260,10 +272,6 @@ for _name in _REDUCED:
              f"jax.numpy.{_name}", f"Array.{_name}")
 register(normalise, "jax.nn.softmax", "jax.nn.log_softmax")
 register(logsumexp, "jax.nn.logsumexp", "jax.scipy.special.logsumexp")
-
-
-def _each(*cases: Case) -> Generator:
-    return lambda: iter(cases)
 
 
 X = arr((2, 3, 4))

@@ -19,7 +19,7 @@ from types import EllipsisType
 from typing import Union
 
 from .dtypes import BOOL, FLOAT32, INT32, DType
-from .shapes import ArrayV, Dim, Shape
+from .shapes import ArrayV, Shape
 
 PyValue = Union[int, float, bool, None, str, EllipsisType, tuple["PyValue", ...]]
 
@@ -179,7 +179,3 @@ def dims_arg(shape: Shape) -> Py | Dims:
     if all(isinstance(d, int) for d in shape):
         return Py(tuple(int(d) for d in shape))
     return Dims(shape)
-
-
-def dim_value(dim: Dim) -> Py | Opaque:
-    return Py(dim) if isinstance(dim, int) else OPAQUE

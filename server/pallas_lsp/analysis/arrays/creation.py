@@ -15,11 +15,19 @@ from .args import Arg, Bound, Py, as_array, as_dtype, as_shape, is_none
 from .dtypes import FLOAT32, INT32, DType, bits, is_float, is_integer, is_unsigned
 from .dtypes import by_name
 from .rules import DTypeResult, DTypeRule, ShapeResult, ValueRule, operand
-from .shapes import broadcast
+from .shapes import Shape, broadcast
+
+
+def sizes(arg: Arg) -> Shape | None:
+    """A shape argument whose static lengths are all valid (non-negative)."""
+    shape = as_shape(arg)
+    if shape is None or any(isinstance(d, int) and d < 0 for d in shape):
+        return None
+    return shape
 
 
 def shape_argument(bound: Bound) -> ShapeResult:
-    return as_shape(bound["shape"])
+    return sizes(bound["shape"])
 
 
 def explicit_or(default: DType | None) -> DTypeRule:
@@ -37,7 +45,7 @@ def explicit_or(default: DType | None) -> DTypeRule:
 
 
 def full_shape(bound: Bound) -> ShapeResult:
-    shape, fill = as_shape(bound["shape"]), as_array(bound["fill_value"])
+    shape, fill = sizes(bound["shape"]), as_array(bound["fill_value"])
     if shape is None or fill is None or fill.shape is None:
         return None
     joined = broadcast(fill.shape, shape)
@@ -48,7 +56,7 @@ def full_shape(bound: Bound) -> ShapeResult:
 
 def like_shape(bound: Bound) -> ShapeResult:
     if not is_none(bound["shape"]):
-        return as_shape(bound["shape"])
+        return sizes(bound["shape"])
     a = operand(bound, "a")
     return None if a is None else a.shape
 
@@ -62,12 +70,12 @@ def like_dtype(bound: Bound) -> DTypeResult:
 
 
 def iota_shape(bound: Bound) -> ShapeResult:
-    size = as_shape(bound["size"])
+    size = sizes(bound["size"])
     return size if size is not None and len(size) == 1 else None
 
 
 def broadcasted_iota_shape(bound: Bound) -> ShapeResult:
-    shape, dimension = as_shape(bound["shape"]), bound["dimension"]
+    shape, dimension = sizes(bound["shape"]), bound["dimension"]
     if shape is None or not isinstance(dimension, Py) or not isinstance(dimension.value, int):
         return None
     return shape if 0 <= dimension.value < len(shape) else None

@@ -213,3 +213,29 @@ def power_dtype(bound: Bound) -> DTypeResult:
 
 def _is_py_bool(bound: Bound) -> bool:
     return as_bool(bound["y"]) is not None
+
+
+# ---- lax.select: no promotion, no broadcasting ------------------------------------------
+
+def select_shape(bound: Bound) -> ShapeResult:
+    pred, on_true, on_false = (operand(bound, n) for n in ("pred", "on_true", "on_false"))
+    if pred is None or on_true is None or on_false is None:
+        return None
+    shapes = (pred.shape, on_true.shape, on_false.shape)
+    if any(s is None or not all(isinstance(d, int) for d in s) for s in shapes):
+        return None
+    if on_true.shape != on_false.shape:
+        return Rejected("select cases must have the same shapes, got "
+                        f"[{on_false.shape}, {on_true.shape}].")
+    return on_true.shape if pred.shape in ((), on_true.shape) else None
+
+
+def select_dtype(bound: Bound) -> DTypeResult:
+    pred, on_true, on_false = (operand(bound, n) for n in ("pred", "on_true", "on_false"))
+    if pred is None or on_true is None or on_false is None:
+        return None
+    if pred.dtype is None or not is_bool(pred.dtype) or on_true.dtype is None:
+        return None
+    if on_false.dtype is None or on_true.dtype.name != on_false.dtype.name:
+        return None
+    return DType(on_true.dtype.name, weak=on_true.dtype.weak and on_false.dtype.weak)

@@ -172,7 +172,8 @@ def squeeze_shape(bound: Bound) -> ShapeResult:
 
 def broadcast_to_shape(bound: Bound) -> ShapeResult:
     shape, target = _shape(bound), as_shape(bound["shape"])
-    if shape is None or target is None or len(shape) > len(target):
+    if shape is None or target is None or len(shape) > len(target) or any(
+            isinstance(d, int) and d < 0 for d in target):
         return None
     for have, want in zip(reversed(shape), reversed(target)):
         if have not in (1, want) and isinstance(have, int) and isinstance(want, int):
@@ -185,6 +186,8 @@ def broadcast_in_dim_shape(bound: Bound) -> ShapeResult:
     target = as_shape(bound["shape"])
     dims = as_ints(bound["broadcast_dimensions"])
     if shape is None or target is None or dims is None or len(dims) != len(shape):
+        return None
+    if any(isinstance(d, int) and d < 0 for d in target):
         return None
     for have, at in zip(shape, dims):
         if not 0 <= at < len(target) or (have != 1 and have != target[at]):

@@ -146,6 +146,8 @@ _ELEMENTWISE: list[OpSpec] = [
     _spec("jax.numpy.where", Params(("condition", "x", "y"), positional_only=3),
           (ew.broadcast_operands("condition", "x", "y"),
            ew.promote_operands(ew.same, "x", "y"))),
+    OpSpec("jax.lax.select", Params(("pred", "on_true", "on_false")), ew.select_shape,
+           ew.select_dtype),
     _spec("jax.numpy.clip",
           Params(("x", "min", "max"), defaults={"min": NONE, "max": NONE},
                  positional_only=1),
