@@ -66,8 +66,10 @@ def numpy_dot_dtype(bound: Bound) -> DTypeResult:
     at the default width) unless `preferred_element_type` says otherwise."""
     a, b = operand(bound, "a"), operand(bound, "b")
     understood, preferred = _preferred(bound)
-    if a is None or b is None or a.dtype is None or b.dtype is None or not understood:
+    if a is None or b is None or not understood:
         return None
+    if a.dtype is None or b.dtype is None:
+        return _preferred_only(preferred)
     weak = False
     if preferred is None:
         result = promoted(a.dtype, b.dtype)
@@ -81,6 +83,13 @@ def numpy_dot_dtype(bound: Bound) -> DTypeResult:
     return DType(preferred.name, weak=weak)
 
 
+def _preferred_only(preferred: DType | None) -> DType | None:
+    """An operand's dtype is not known: a 32-bit `preferred_element_type` is the result
+    whatever it is (the rule's only other answer is an error for a wider integer
+    result, and no operand is wider than 32 bits)."""
+    return preferred if preferred is not None and bits(preferred) == 32 else None
+
+
 def _default_if_weak(dtype: DType) -> DType:
     if not dtype.weak:
         return dtype
@@ -92,10 +101,10 @@ def _default_if_weak(dtype: DType) -> DType:
 def lax_dot_general_dtype(bound: Bound) -> DTypeResult:
     lhs, rhs = operand(bound, "lhs"), operand(bound, "rhs")
     understood, preferred = _preferred(bound)
-    if lhs is None or rhs is None or lhs.dtype is None or rhs.dtype is None:
+    if lhs is None or rhs is None or not understood:
         return None
-    if not understood:
-        return None
+    if lhs.dtype is None or rhs.dtype is None:
+        return _preferred_only(preferred)
     result = lax_dot_dtype(lhs.dtype, rhs.dtype, preferred)
     if isinstance(result, DType):
         return DType(result.name, weak=lhs.dtype.weak and rhs.dtype.weak)
