@@ -13,7 +13,6 @@ from .grid_axes import grid_axes
 from .layout import layout_of
 from .params import ParamBinding, parameter_bindings
 from .revisits import revisited_outputs
-from .summary import CallFacts, call_facts
 from .rules import (
     block_rank,
     dimension_semantics,
@@ -22,6 +21,7 @@ from .rules import (
     kernel_arity,
     spec_trees,
 )
+from .summary import CallFacts, call_facts
 from .tiling import block_tiling
 
 # The rules about the grid and the specs hold for `pallas_call`; `pl.kernel` (a mesh, no

@@ -94,12 +94,12 @@ class CallSummary:
             (r.param, r.shape, r.dtype, r.block, r.space, r.buffers, r.nbytes) for r in self.operands or ()))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CallFacts:
     """What a summary is made from, taken from a call's layout when its entry runs (cheap,
     and free of interpreter frames); the summary itself is computed only when asked for."""
 
-    at: Loc
+    call: Loc                         # the `pallas_call(...)` call
     invoker: Invoker
     kernel: str | None
     params: tuple[str, ...]           # the kernel's positional parameters
@@ -107,9 +107,9 @@ class CallFacts:
     scratch: Any                      # dict scratch (a Mapping) adds rows passed by keyword
     whole_inputs: bool                # no `in_specs` / `out_specs`: each operand whole
     whole_outputs: bool
-    grid: Any
+    grid: tuple | None                # static dims (() without a grid); None: see `grid_at`
     grid_at: Loc | None
-    compiler_params: Any
+    semantics: tuple | str | None     # `dimension_semantics`, values or source text
     n_prefetch: int | None
 
 
@@ -120,19 +120,19 @@ def call_facts(layout: Layout) -> CallFacts | None:
     if loc is None or loc.path is not None or not isinstance(loc.node, ast.Call):
         return None
     sig = layout.kernel
-    return CallFacts(Loc(loc.block, loc.node.func), call.invoker, sig.name if sig is not None else None,
+    return CallFacts(loc, call.invoker, sig.name if sig is not None else None,
                      sig.params if sig is not None else (), layout.refs,
                      call.scratch if isinstance(call.scratch, Mapping) else None, call.in_specs is None,
-                     call.out_specs is None, call.grid, call.arg_locs.get("grid"), call.compiler_params,
-                     call.num_scalar_prefetch)
+                     call.out_specs is None, _static_grid(call.grid), call.arg_locs.get("grid"),
+                     _semantics(call.compiler_params), call.num_scalar_prefetch)
 
 
 def summarize(facts: CallFacts) -> CallSummary:
     rows = _operands(facts)
-    gridded = facts.invoker.binding is Binding.PALLAS_CALL
-    return CallSummary(facts.at, facts.invoker.name, gridded, facts.kernel, _grid(facts),
-                       _semantics(facts.compiler_params), facts.n_prefetch, rows,
-                       _total(rows) if rows is not None else None)
+    grid = facts.grid if facts.grid is not None else source_text(facts.grid_at)
+    return CallSummary(Loc(facts.call.block, facts.call.node.func), facts.invoker.name,
+                       facts.invoker.binding is Binding.PALLAS_CALL, facts.kernel, grid, facts.semantics,
+                       facts.n_prefetch, rows, _total(rows) if rows is not None else None)
 
 
 def summary_at(calls: list[CallFacts], live: set, line: int, col: int) -> tuple[CallSummary, int] | None:
@@ -141,8 +141,8 @@ def summary_at(calls: list[CallFacts], live: set, line: int, col: int) -> tuple[
     other operands elsewhere)."""
     found = []
     for facts in calls:
-        if facts.at.block in live:
-            span = loc_span(facts.at)
+        if facts.call.block in live:
+            span = loc_span(Loc(facts.call.block, facts.call.node.func))
             if (span.line, span.col) <= (line, col) <= (span.end_line, span.end_col):
                 found.append(summarize(facts))
     if not found:
@@ -184,7 +184,7 @@ def _operand(ref: Ref, param: str | None, blocked: bool, whole: bool) -> Operand
     nbytes = block_bytes(dims, dtype)
     buffers, note = _buffers(spec, shape) if space == VMEM else (0, None)
     return Operand(ref.role, ref.index, param, shape, dtype, block, space if space in _SPACES else None,
-                   spec.index_map_at if spec is not None else None, buffers, nbytes, None, note)
+                   spec_argument(spec, 1, "index_map"), buffers, nbytes, None, note)
 
 
 def _scratch(ref: Ref, param: str | None) -> Operand:
@@ -208,8 +208,9 @@ def block_bytes(dims: tuple | None, dtype: str | None) -> int | None:
 
 def _buffers(spec: BlockSpecV | None, shape: tuple | None) -> tuple[int | None, str | None]:
     """How many buffers Pallas gives a VMEM block (with why, when not two)."""
-    if spec is not None and spec.pipeline_mode is not None:
-        return None, f"`pipeline_mode={spec.pipeline_mode}`"
+    mode = source_text(spec_argument(spec, 2, "pipeline_mode"))
+    if mode is not None:
+        return None, f"`pipeline_mode={mode}`"
     trivial = _trivial_window(spec, shape)
     if trivial is None:
         return None, "one buffer if the block is the whole array"
@@ -278,8 +279,7 @@ def _total(rows: tuple[Operand, ...]) -> VmemTotal:
 
 # --------------------------------------------------------------------------- grid
 
-def _grid(facts: CallFacts) -> tuple | str | None:
-    grid = facts.grid
+def _static_grid(grid: Any) -> tuple | None:
     if grid is None:
         return ()
     if isinstance(grid, Const) and type(grid.value) is int:
@@ -287,7 +287,7 @@ def _grid(facts: CallFacts) -> tuple | str | None:
     items = leaves(grid)
     if items is not None and all(isinstance(i, Const) and type(i.value) is int for i in items):
         return tuple(i.value for i in items)
-    return source_text(facts.grid_at)
+    return None
 
 
 def _semantics(params: Any) -> tuple | str | None:
@@ -297,6 +297,18 @@ def _semantics(params: Any) -> tuple | str | None:
     if items is not None and all(isinstance(i, (Const, Api)) for i in items):
         return tuple(i.qname.rsplit(".", 1)[-1].lower() if isinstance(i, Api) else str(i.value) for i in items)
     return source_text(params.semantics_loc)
+
+
+def spec_argument(spec: BlockSpecV | None, i: int, name: str) -> Loc | None:
+    """The argument of a `pl.BlockSpec(...)` call given at position `i` or as `name`."""
+    loc = spec.loc if spec is not None else None
+    if loc is None or not isinstance(loc.node, ast.Call):
+        return None
+    node = loc.node
+    if i < len(node.args) and not any(isinstance(a, ast.Starred) for a in node.args[:i + 1]):
+        return Loc(loc.block, node.args[i])
+    given = next((k.value for k in node.keywords if k.arg == name), None)
+    return Loc(loc.block, given) if given is not None else None
 
 
 def source_text(loc: Loc | None) -> str | None:

@@ -295,8 +295,7 @@ def block_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
     space = call.kwargs.get("memory_space")
     return BlockSpecV(dims, index_map.value if index_map is not None else None,
                       _space_name(space.value) or _text(call, space) if space is not None else None,
-                      _loc(call.frame, call.node), _loc(call.frame, index_map.node) if index_map is not None else None,
-                      _text(call, call.param(2, "pipeline_mode")))
+                      _loc(call.frame, call.node))
 
 
 def grid_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:

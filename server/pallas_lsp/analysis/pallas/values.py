@@ -28,9 +28,7 @@ class BlockSpecV:
     block_shape: tuple | None     # ints / None (squeezed) / texts; None when absent or unknown
     index_map: Any                # the abstract value of the index map
     memory_space: str | None      # "ANY", "SMEM", ...; the source text of a space not known; None: not given
-    loc: Loc | None = None
-    index_map_at: Loc | None = None    # the `index_map` argument
-    pipeline_mode: str | None = None   # the source text of `pipeline_mode=`, when given
+    loc: Loc | None = None        # the `pl.BlockSpec(...)` call
 
 
 @dataclass(frozen=True, eq=False)
