@@ -16,7 +16,7 @@ from pallas_lsp.analysis.pallas.derived import (
     KNOWN_NAMES,
     supported_api_table,
 )
-from pallas_lsp.analysis.pallas.model import ApiKind
+from pallas_lsp.analysis.pallas.model import ApiKind, Binding
 from pallas_lsp.analysis.pallas.registry import ENTRIES, LEGACY, REGISTRY, entries_of
 from pallas_lsp.analysis.symbols import canonical
 
@@ -83,6 +83,9 @@ def test_derived_tables_follow_the_registry():
     assert CREATORS.search("sems = pltpu.SemaphoreType.DMA((2,))")
     assert CREATORS.search("pl.run_scoped(body, pltpu.VMEM((8,), f32))")
     assert not CREATORS.search("pl.semaphore_signal(sem)")
+    for entry in entries_of(ApiKind.INVOKER):   # a call with a record (contract, hover) is an entry
+        if entry.binding in (Binding.PALLAS_CALL, Binding.KERNEL):
+            assert CREATORS.search(f"out = {entry.name}(body, out_shape)(x)"), entry.name
     for entry in entries_of(ApiKind.CHECKED_CALL):
         assert CANDIDATE.search(entry.name.rsplit(".", 1)[-1].encode())
     table = supported_api_table()

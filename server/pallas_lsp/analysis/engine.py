@@ -2,8 +2,7 @@
 
 How a run goes (`ModuleAnalyzer.analyze`):
 
-1. split the text into top-level blocks (`parse.py`); blocks whose text did not change
-   keep their parsed tree;
+1. split the text into top-level blocks (`parse.py`); unchanged blocks keep their parsed tree;
 2. index which block binds which top-level name;
 3. every block is an *entry*: its statements are interpreted (`interp/`), top-level
    functions and classes that nothing calls are run with unknown arguments, and
@@ -30,6 +29,7 @@ from .arrays.notes import ValueNote, note_at, value_notes
 from .closure import creator_closure, in_closure, is_definition
 from .contract import ContractResult, check_calls
 from .contract.params import ParamNote
+from .contract.summary import CallSummary, summary_at
 from .findings import Finding, Span
 from .interp.core import Interpreter
 from .interp.frame import Budget, Context, Frame
@@ -42,6 +42,7 @@ from .pallas.replay import replay_kernels
 from .parse import Block, BlockList
 from .report import ContractFinding, loc_span
 from .suppression import apply_noqa
+from .values import shape_text
 from .workspace import package_of
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ class EntryResult:
     deps: dict = field(default_factory=dict)
     views: tuple = ()
     bindings: tuple = ()      # contract.params.ParamBinding: what kernel parameters receive
+    calls: tuple = ()         # contract.summary.CallFacts: each pallas_call, for its hover
     skipped: bool = False
 
     @property
@@ -126,9 +128,7 @@ class ModuleAnalyzer:
         bindings = self._bindings
         if len(changed_names) > 8:
             bindings.clear()
-            for b in blocks:
-                for name in block_names(b):
-                    bindings[name] = b
+            bindings.update((name, b) for b in blocks for name in block_names(b))
         else:
             for name in changed_names:
                 bindings.pop(name, None)
@@ -253,6 +253,10 @@ class ModuleAnalyzer:
                 return note
         return None
 
+    def call_at(self, line: int, col: int) -> tuple[CallSummary, int] | None:
+        """The `pallas_call` named at (line, col), with how many versions of it the entries saw."""
+        return summary_at([s for c in self._entries.values() for s in c.calls], set(self._block_list.blocks), line, col)
+
     def binding_of_entry_at(self, line: int, col: int) -> ParamNote | None:
         """The kernel parameter fed by the spec or scratch entry at (line, col)."""
         for note in self.parameter_notes():
@@ -280,7 +284,7 @@ class ModuleAnalyzer:
                 raw.decl_indexed = True
         protocol = self._judge_protocol(state, ctx) if complete else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
-                           tuple(ctx.views), contract.bindings)
+                           tuple(ctx.views), contract.bindings, contract.calls)
 
     @staticmethod
     def _run_block(block: Block, state: ModuleState, evidence: Evidence | None,
@@ -373,8 +377,6 @@ class SemaphoreInfo:
 
     def describe(self) -> str:
         """Markdown for hover: what it is, where it was declared, what to do."""
-        from .values import shape_text
-
         kind = "semaphore" if self.kind == "?" else f"{self.kind} semaphore"
         where = ""
         if self.decl is not None:

@@ -1,10 +1,11 @@
-"""textDocument/hover: what Pallas binds to the kernel parameter under the cursor, or what
-the analysis knows of the semaphore under it.
+"""textDocument/hover: what Pallas binds to the kernel parameter under the cursor, what a
+`pallas_call` under it is made of, or what the analysis knows of the semaphore under it.
 
 `sems` -> "DMA semaphore array of shape `(2,)`, declared at line 40 — index it with
-`.at[...]`"; `sems.at[slot]` -> "one DMA semaphore".  The answer comes from the values
-the last analysis run recorded (`ModuleAnalyzer.semaphore_at`), read on the analysis
-thread so it never races a run.
+`.at[...]`"; `sems.at[slot]` -> "one DMA semaphore"; `pl.pallas_call` -> its grid, a table
+of its operands and the VMEM they take.  The answer comes from the values the last
+analysis run recorded (`ModuleAnalyzer.parameter_at`, `call_at`, `semaphore_at`), read on
+the analysis thread so it never races a run.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 
 from lsprotocol import types
 
+from ..analysis.contract.summary_text import render
 from .diagnostics import PositionConverter
 from .documents import Document, DocumentStore, Result
 
@@ -46,9 +48,15 @@ async def hover(store: DocumentStore, doc: Document, uri: str, pos: types.Positi
     elif entry is not None:
         text = f"{entry.label}: passed to the kernel parameter `{entry.name}` (line {entry.span.line + 1})"
     else:
+        call = await loop.run_in_executor(store.executor, doc.analyzer.call_at, *where)
+        if call is not None:
+            return _markdown(f"**pallas-lsp** · {render(*call)}")
         info = await loop.run_in_executor(store.executor, doc.analyzer.semaphore_at, *where)
         if info is None:
             return None
         text = info.describe()
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
-                                                     value=f"**pallas-lsp**: {text}"))
+    return _markdown(f"**pallas-lsp**: {text}")
+
+
+def _markdown(text: str) -> types.Hover:
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))

@@ -21,6 +21,7 @@ from .rules import (
     kernel_arity,
     spec_trees,
 )
+from .summary import CallFacts, call_facts
 from .tiling import block_tiling
 
 # The rules about the grid and the specs hold for `pallas_call`; `pl.kernel` (a mesh, no
@@ -34,13 +35,15 @@ _GRID_RULES = (index_map_arity, block_rank, index_map_results, spec_trees, dimen
 class ContractResult:
     findings: tuple[ContractFinding, ...]
     bindings: tuple[ParamBinding, ...]     # what each kernel parameter receives
+    calls: tuple[CallFacts, ...] = ()    # what each call's summary is made from (hover)
 
 
 def check_calls(ev: Evaluator, calls: list[PallasCall]) -> ContractResult:
-    """Every contract finding of the pallas_calls one entry saw (each call once), and
-    what their kernels' parameters receive."""
+    """Every contract finding of the pallas_calls one entry saw (each call once), what
+    their kernels' parameters receive, and what their summaries are made from."""
     out: list[ContractFinding] = []
     bindings: list[ParamBinding] = []
+    facts: list[CallFacts] = []
     seen: set[int] = set()
     for call in calls:
         if id(call.node) in seen and call.operands is None:
@@ -48,9 +51,12 @@ def check_calls(ev: Evaluator, calls: list[PallasCall]) -> ContractResult:
         seen.add(id(call.node))
         layout = layout_of(call)
         bindings.extend(parameter_bindings(layout))
+        made = call_facts(layout)
+        if made is not None:
+            facts.append(made)
         out.extend(kernel_arity(layout))
         if call.invoker.binding is Binding.PALLAS_CALL:
             for rule in _GRID_RULES:
                 out.extend(rule(layout))
             out.extend(grid_axes(ev, layout))
-    return ContractResult(tuple(out), tuple(bindings))
+    return ContractResult(tuple(out), tuple(bindings), tuple(facts))

@@ -35,13 +35,12 @@ def _known_names() -> frozenset[str]:
 KNOWN_NAMES = _known_names()
 
 # Invokers that allocate refs from types they are given (semaphores among them).
-_ALLOCATING = {"pl.kernel", "plgpu.kernel", "pl.core_map", "pl.run_scoped", "pl.with_scoped",
-               "pltpu.emit_pipeline", "pltpu.emit_pipeline_with_allocations"}
+_ALLOCATING = {Binding.KERNEL, Binding.CORE_MAP, Binding.RUN_SCOPED, Binding.WITH_SCOPED, Binding.EMIT_PIPELINE}
 _CREATING_KINDS = {ApiKind.SEMAPHORE_TYPE, ApiKind.SEMAPHORE_SPACE, ApiKind.BARRIER_SEMAPHORE,
                    ApiKind.EMPTY_REF_LIKE, ApiKind.LIBRARY_CLASS}
-# Invokers whose call contract is checked (rules PAL1xx, PAL2xx): a block that spells
-# one is analysed on its own even when no semaphore reaches its kernel.
-_CONTRACTS = {"pl.pallas_call"}
+# Invokers that leave a `PallasCall` record (its contract is checked, its hover shown): a
+# block that spells one is analysed on its own even when no semaphore reaches its kernel.
+_RECORDED = frozenset({Binding.PALLAS_CALL, Binding.KERNEL})
 # Words too common to be a creator on their own: they count after a dot (`pl.kernel`).
 _COMMON_WORDS = {"kernel"}
 
@@ -54,8 +53,8 @@ def creator_word(entry: Api) -> str:
 
 
 def _creator_pattern() -> str:
-    words = sorted({creator_word(e) for e in ENTRIES
-                    if e.kind in _CREATING_KINDS or e.name in _ALLOCATING or e.name in _CONTRACTS})
+    words = sorted({creator_word(e) for e in ENTRIES if e.kind in _CREATING_KINDS
+                    or isinstance(e, Invoker) and (e.binding in _ALLOCATING or e.binding in _RECORDED)})
     return "|".join(rf"\.{w}\b" if w in _COMMON_WORDS else re.escape(w) for w in words)
 
 

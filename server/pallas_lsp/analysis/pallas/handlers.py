@@ -281,7 +281,8 @@ def block_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
     index_map = call.param(1, "index_map")
     space = call.kwargs.get("memory_space")
     return BlockSpecV(dims, index_map.value if index_map is not None else None,
-                      _space_name(space.value) if space is not None else None, _loc(call.frame, call.node))
+                      _space_name(space.value) or _text(call, space) if space is not None else None,
+                      _loc(call.frame, call.node))
 
 
 def grid_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:

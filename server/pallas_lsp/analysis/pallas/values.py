@@ -28,8 +28,8 @@ class BlockSpecV:
 
     block_shape: tuple | None     # ints / None (squeezed) / texts; None when absent or unknown
     index_map: Any                # the abstract value of the index map
-    memory_space: str | None
-    loc: Loc | None = None
+    memory_space: str | None      # "ANY", "SMEM", ...; the source text of a space not known; None: not given
+    loc: Loc | None = None        # the `pl.BlockSpec(...)` call
 
 
 @dataclass(frozen=True, eq=False)
