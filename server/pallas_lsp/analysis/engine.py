@@ -22,6 +22,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from . import checks
 from .arrays.domain import ArrayDomain
@@ -209,7 +210,8 @@ class ModuleAnalyzer:
             for view in cached.views:
                 if type(view) is not NamedSem or view.block not in live:
                     continue
-                block, node, sem = view.block, view.node, view.sem
+                block, sem = view.block, view.sem
+                node: Any = view.node
                 l0 = block.start + node.lineno - 1
                 if l0 != line or node.end_lineno != node.lineno:
                     continue

@@ -1,11 +1,13 @@
 """textDocument/hover: what Pallas binds to the kernel parameter under the cursor, what a
-`pallas_call` under it is made of, or what the analysis knows of the semaphore under it.
+`pallas_call` under it is made of, what the analysis knows of the semaphore under it, or
+the shape and dtype of the array value under it.
 
 `sems` -> "DMA semaphore array of shape `(2,)`, declared at line 40 — index it with
 `.at[...]`"; `sems.at[slot]` -> "one DMA semaphore"; `pl.pallas_call` -> its grid, a table
-of its operands and the VMEM they take.  The answer comes from the values the last
-analysis run recorded (`ModuleAnalyzer.parameter_at`, `call_at`, `semaphore_at`), read on
-the analysis thread so it never races a run.
+of its operands and the VMEM they take; `acc` -> "`f32[128, 256]`".  The answer comes
+from the values the last analysis run recorded (`ModuleAnalyzer.parameter_at`,
+`call_at`, `semaphore_at`, `value_at`), read on the analysis thread so it never races a
+run.
 """
 
 from __future__ import annotations
@@ -52,9 +54,11 @@ async def hover(store: DocumentStore, doc: Document, uri: str, pos: types.Positi
         if call is not None:
             return _markdown(f"**pallas-lsp** · {render(*call)}")
         info = await loop.run_in_executor(store.executor, doc.analyzer.semaphore_at, *where)
-        if info is None:
+        value = None if info is not None else \
+            await loop.run_in_executor(store.executor, doc.analyzer.value_at, *where)
+        if info is None and value is None:
             return None
-        text = info.describe()
+        text = info.describe() if info is not None else value.describe()
     return _markdown(f"**pallas-lsp**: {text}")
 
 

@@ -1,5 +1,6 @@
 """What Pallas binds to each kernel parameter, in the editor: inlay hints after the
-parameters (`sems: scratch 2, DMA (2,)`, off unless the `inlayHints` setting is on),
+parameters (`sems: scratch 2, DMA (2,)`) and after the assignments in kernel bodies
+(`acc: f32[128, 256]`), off unless the `inlayHints` setting is on,
 go to definition from a parameter to its spec or scratch entry and back, and the hover
 text (see `hover.py`).  The bindings come from the last analysis run
 (`ModuleAnalyzer.parameter_notes`), read on the analysis thread."""
@@ -37,20 +38,26 @@ def _place(result: Result, uri: str, span: Span, converter: PositionConverter) -
 
 async def inlay_hints(store: DocumentStore, doc: Document, uri: str, visible: types.Range,
                       converter: PositionConverter) -> list[types.InlayHint]:
+    """After each kernel parameter what Pallas binds to it; after each assignment in a
+    kernel body the shape and dtype of the value."""
     found = await notes(store, doc)
     if found is None:
         return []
     result, params = found
+    loop = asyncio.get_running_loop()
+    values = await loop.run_in_executor(store.executor, doc.analyzer.value_notes)
+    labelled = [(n.span, n.label, n.detail) for n in params]
+    labelled += [(n.span, n.label, None) for n in values if n.hinted]
     hints = []
-    for note in params:
-        placed = _place(result, uri, note.span, converter)
+    for span, label, tooltip in labelled:
+        placed = _place(result, uri, span, converter)
         if placed is None or placed[0] != uri:
             continue
         end = placed[1].end
         if not (visible.start.line <= end.line <= visible.end.line):
             continue
-        hints.append(types.InlayHint(position=end, label=f": {note.label}", kind=types.InlayHintKind.Type,
-                                     padding_left=False, tooltip=note.detail))
+        hints.append(types.InlayHint(position=end, label=f": {label}", kind=types.InlayHintKind.Type,
+                                     padding_left=False, tooltip=tooltip))
     return hints
 
 

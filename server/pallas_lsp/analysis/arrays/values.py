@@ -11,10 +11,10 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
-from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Loc, Seq, SliceV
+from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Loc, Seq, SliceV, is_number
 from .args import OPAQUE, Arg, Dims, DTypeArg, Py
 from .args import Seq as ArgSeq
-from .dtypes import DType, by_name, is_bool, is_integer
+from .dtypes import INT32, DType, by_name, is_bool, is_integer
 from .shapes import ArrayV, join_arrays
 
 _DTYPE_MODULES = ("jax.numpy.", "numpy.", "jax.dtypes.", "ml_dtypes.")
@@ -30,6 +30,8 @@ class ArrayValue(DomainValue):
     loop_tracked = True
 
     def join(self, other: Any) -> Any:
+        if self.array.shape == () and (other is SCALAR or is_number(other)):
+            return SCALAR   # a traced scalar on one path, a Python number on the other: a number
         if isinstance(other, ArrayValue):
             same_origin = self.origin is not None and other.origin is not None \
                 and self.origin.node is other.origin.node
@@ -63,6 +65,11 @@ class TypeInfo(DomainValue):
 
     def signature(self) -> Any:
         return ("info", self.kind, self.dtype)
+
+
+def traced_int32(origin: Loc | None = None) -> ArrayValue:
+    """A traced `int32` scalar: `pl.program_id(0)`, a `fori_loop` index."""
+    return ArrayValue(ArrayV((), INT32), origin)
 
 
 def is_index_scalar(value: Any) -> bool:

@@ -23,7 +23,8 @@ from typing import Any
 from ..pallas.model import Binding, Invoker
 from ..pallas.values import ArraySpecV, BlockSpecV, CompilerParamsV
 from ..report import loc_span
-from ..values import Api, Const, Loc, Mapping, SemType
+from ..pallas.sems import SemType
+from ..values import Api, Const, Loc, Mapping
 from .layout import Layout, Ref, RefRole, leaves
 from .rules import index_map_def
 from .tiling import bitwidth

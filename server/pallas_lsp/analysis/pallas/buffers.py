@@ -146,7 +146,9 @@ def read(ev: Evaluator, buf: BufferRef, node: ast.Subscript, frame: Frame) -> An
     dims = view_dims(buf.dims, parts)
     if dims is None:
         return UNKNOWN
-    return ArrayValue(ArrayV(dims, dtype), frame.loc(node)) if dims else SCALAR
+    if not dims and dtype is None:
+        return SCALAR
+    return ArrayValue(ArrayV(dims, dtype), frame.loc(node))
 
 
 # --------------------------------------------------------------------------- the rule

@@ -131,8 +131,9 @@ def attribute(obj: Any, attr: str) -> Any:
         return Api(f"pltpu.SemaphoreType.{obj.kind}.dtype")
     if isinstance(obj, BufferRef) and attr == "dtype" and obj.dtype is not None:
         return _dtype(obj.dtype)
-    if isinstance(obj, ArraySpecV) and attr == "dtype" and dtype_name(obj.dtype) is not None:
-        return _dtype(dtype_name(obj.dtype))
+    if isinstance(obj, ArraySpecV) and attr == "dtype":
+        name = dtype_name(obj.dtype)
+        return _dtype(name) if name is not None else NOT_MINE
     shape = obj.shape if isinstance(obj, ArraySpecV) else obj.dims if isinstance(obj, BufferRef) and not obj.open \
         else None
     if shape is not None and isinstance(obj, BufferRef) and attr == "shape":   # a length by name: a number

@@ -7,6 +7,7 @@ import ast
 from typing import Any
 
 from .. import checks
+from ..arrays.values import traced_int32
 from ..interp.frame import Arg, CallArgs, Evaluator, Frame
 from ..values import SCALAR, SLICE, UNKNOWN, Api, Const, Loc, Seq, SliceV, join
 from .buffers import check_copy, copy_bytes
@@ -236,7 +237,7 @@ def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
         replay = ctx.replay
         if replay is not None and grid is replay.call:   # a replay runs one grid point at a time
             return replay.grid_value(spec.name == "pl.num_programs", axis.value)
-    return SCALAR
+    return traced_int32(call.frame.loc(call.node) if call.node is not None else None)
 
 
 def passthrough(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:

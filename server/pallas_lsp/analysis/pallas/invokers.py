@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..arrays.values import traced_int32
 from ..interp.frame import (
     STAR,
     Arg,
@@ -20,7 +21,6 @@ from ..interp.frame import (
     maybe_runs,
 )
 from ..values import (
-    SCALAR,
     UNKNOWN,
     Api,
     Choice,
@@ -33,6 +33,7 @@ from ..values import (
     Seq,
     SeqOf,
     SeqTail,
+    join,
 )
 from .buffers import array_spec_of, io_buffers, scratch_buffer
 from .counting import replay_would_help, unroll_trips
@@ -336,13 +337,16 @@ def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     trips = unroll_trips(ev.ctx, vals[0], vals[1])
     if trips is not None:
         return _unrolled(ev, vals[2], trips, call, vals[3])
+    index = traced_int32(call.frame.loc(call.node) if call.node is not None else None)
     with maybe_runs(ev.ctx):   # an unknown number of times
         if isinstance(vals[2], Func):
-            ev.call_function(vals[2], [Arg(SCALAR), Arg(vals[3])], {}, call.node, call.frame, helper=False,
-                             loop_body=True)
+            carried = ev.call_function(vals[2], [Arg(index), Arg(vals[3])], {}, call.node, call.frame,
+                                       helper=False, loop_body=True)
         else:
-            ev.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, call.node, call.frame, helper=False)
-    return UNKNOWN
+            carried = ev.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, call.node, call.frame, helper=False)
+    # JAX traces the body once and requires the carry it returns to be of the initial
+    # carry's type: the loop's value is that type (the join is exact where they agree).
+    return join(vals[3], carried)
 
 
 def _unrolled(ev: Evaluator, body: Any, trips: range, call: CallArgs, carry: Any = None) -> Any:
@@ -475,7 +479,8 @@ def apply_loop(ev: Evaluator, value: LoopDecorator, call: CallArgs) -> Any:
         return UNKNOWN
     with maybe_runs(ev.ctx):
         if isinstance(first.value, Func):
-            ev.call_function(first.value, [Arg(SCALAR)], {}, call.node, call.frame, helper=False, loop_body=True)
+            index = traced_int32(call.frame.loc(call.node) if call.node is not None else None)
+            ev.call_function(first.value, [Arg(index)], {}, call.node, call.frame, helper=False, loop_body=True)
         else:
             ev.call(first.value, [Arg(UNKNOWN)], {}, call.node, call.frame, helper=False)
     return UNKNOWN
