@@ -7,8 +7,8 @@ only place that imports JAX and runs in a subprocess:
 
 Each module is imported as ``jax_runner.py`` does (as part of its package when its
 folder has an ``__init__.py``) and its ``trace()`` (or ``main()``, or ``jax_check()``) is
-called. While Pallas traces a kernel (``pallas_call`` or ``core_map`` / ``pl.kernel``),
-every frame of code under the module's import folder (the kernel, its helpers,
+called. While Pallas traces a kernel (``pallas_call`` or ``core_map`` / ``pl.kernel``:
+their call of JAX's ``trace_to_jaxpr_dynamic``, wrapped for the run), every frame of code under the module's import folder (the kernel, its helpers,
 ``pl.when`` / ``lax.fori_loop`` bodies, nested defs) is followed with ``sys.settrace``.
 When a statement is done (the frame moves to another statement or returns), the names
 it binds (``=``, ``+=``, annotated and tuple-unpacking assignments, ``:=``; not ``for``
@@ -53,7 +53,9 @@ if "xla_force_host_platform_device_count" not in _flags:  # the ring kernels wan
 sys.dont_write_bytecode = True
 
 ENTRY_POINTS = ("trace", "main", "jax_check")
-# The JAX functions that run a kernel body to trace it: (file under jax/_src/pallas/, name).
+# The JAX functions that trace a kernel body, (file under jax/_src/pallas/, name): their
+# calls of `partial_eval.trace_to_jaxpr_dynamic` are followed (sys.settrace only then,
+# which keeps the rest of the run, its interpreter included, at full speed).
 KERNEL_TRACERS = {("pallas_call.py", "_trace_kernel_to_jaxpr"), ("core.py", "wrapped")}
 PALLAS_DIR = os.sep + os.path.join("jax", "_src", "pallas") + os.sep
 # Code objects that are not statements of the kernel: their frames are not followed.
@@ -153,17 +155,6 @@ def aval_of(value) -> dict | None:
             "dtype": str(aval.dtype), "weak": bool(aval.weak_type)}
 
 
-def _in_kernel(frame) -> bool:
-    """A Pallas kernel is being traced: a JAX kernel-tracing frame is on the stack."""
-    while frame is not None:
-        code = frame.f_code
-        if PALLAS_DIR in code.co_filename and (
-                os.path.basename(code.co_filename), code.co_name) in KERNEL_TRACERS:
-            return True
-        frame = frame.f_back
-    return False
-
-
 class _FrameWatch:
     """Follows one kernel frame: when its statement changes or it returns, records what
     the statement just finished bound (a statement that raised records nothing)."""
@@ -224,20 +215,40 @@ class Recorder:
         if not code.co_filename.startswith(self.root) or code.co_name in SKIPPED_CODE:
             return None
         index = self._index(code.co_filename)
-        if index is None or not _in_kernel(frame.f_back):
-            return None
-        return _FrameWatch(self, index).event
+        return None if index is None else _FrameWatch(self, index).event
+
+    def _tracing(self, trace_to_jaxpr):
+        """`trace_to_jaxpr`, following frames while it traces a kernel for Pallas."""
+
+        def traced(*args, **kwargs):
+            code = sys._getframe(1).f_code
+            if not (PALLAS_DIR in code.co_filename and (
+                    os.path.basename(code.co_filename), code.co_name) in KERNEL_TRACERS):
+                return trace_to_jaxpr(*args, **kwargs)
+            previous = sys.gettrace()
+            sys.settrace(self._call)
+            try:
+                return trace_to_jaxpr(*args, **kwargs)
+            finally:
+                sys.settrace(previous)
+
+        return traced
 
     def records(self) -> list[dict]:
         return [{"path": p, "line": line, "col": col, "name": name, "avals": list(avals)}
                 for (p, line, col, name), avals in sorted(list(self.values.items()))]
 
     def __enter__(self):
-        sys.settrace(self._call)
+        from jax._src.interpreters import partial_eval
+
+        self._original = partial_eval.trace_to_jaxpr_dynamic
+        partial_eval.trace_to_jaxpr_dynamic = self._tracing(self._original)
         return self
 
     def __exit__(self, *exc):
-        sys.settrace(None)
+        from jax._src.interpreters import partial_eval
+
+        partial_eval.trace_to_jaxpr_dynamic = self._original
 
 
 def _blocked_in_semaphore_wait() -> bool:
