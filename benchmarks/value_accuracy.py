@@ -101,7 +101,7 @@ class Disagreement:
         ours = f"shape={_shape(c.shape)} dtype={c.dtype} weak={c.weak}"
         jax = " | ".join(f"shape={_shape(a.shape)} dtype={a.dtype} weak={a.weak}"
                          for a in t.avals)
-        return f"{t.path}:{t.line} {t.name}: ours {ours}; JAX {jax}"
+        return f"{_rel(t.path)}:{t.line} {t.name}: ours {ours}; JAX {jax}"
 
 
 @dataclass
@@ -120,6 +120,11 @@ class Agreement:
     @property
     def coverage(self) -> float:
         return self.known / self.traced if self.traced else 0.0
+
+
+def _rel(path: str) -> str:
+    p = Path(path)
+    return str(p.relative_to(REPO)) if p.is_relative_to(REPO) else path
 
 
 def _shape(shape) -> str:
