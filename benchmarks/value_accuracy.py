@@ -2,15 +2,15 @@
 """Value accuracy: the shape / dtype / weak type pallas-lsp claims for each name assigned
 in a kernel body, against what JAX gives it.
 
-    python benchmarks/value_accuracy.py [--claims-module MOD:FUNC] [--jobs 2]
+    python benchmarks/value_accuracy.py [--jax-only] [--jobs 2]
                                         [--timeout 60] [--json OUT]
 
 JAX's side comes from ``tests/oracle/value_recorder.py``, run in subprocesses over every
 module with a ``trace()`` / ``main()`` / ``jax_check()`` of ``tests/corpus``, ``examples``,
 ``tests/protocol`` and ``tests/contract`` (their ``pal*.py``), and ``tests/values`` when
-it exists. pallas-lsp's side is a function ``claims_for(path) -> list[ClaimedValue]``
-(``--claims-module``, e.g. ``pallas_lsp.analysis.values:claims_for``), asked once per
-file JAX recorded values in. Without it only JAX's side is printed.
+it exists. pallas-lsp's side is `pallas_lsp_claims`: the inlay hints of one analysis of the
+file (the names assigned in kernel bodies), asked once per
+file JAX recorded values in; `--jax-only` prints JAX's side alone.
 
 Per corpus: traced names (every place JAX recorded an array value), claimed (pallas-lsp
 said something about it), known (a fully static shape and a dtype), agreeing and
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import importlib
 import json
 import os
 import subprocess
@@ -244,11 +243,25 @@ def record_values(paths, jobs: int = 2, timeout: float = 60.0) -> dict[str, dict
 
 # -- the report ----------------------------------------------------------------------
 
-def load_claims(spec: str) -> Callable[[str], list[ClaimedValue]]:
-    """``pkg.mod:func`` (or ``pkg.mod.func``) -> the function, with ``server/`` importable."""
+def pallas_lsp_claims(path: str) -> list[ClaimedValue]:
+    """What pallas-lsp shows for each name assigned in a kernel body of `path` (its inlay
+    hints), read the way the editor reads it: one analysis of the file, the project's
+    folders as the workspace."""
     sys.path.insert(0, str(REPO / "server"))
-    module, _, func = spec.partition(":") if ":" in spec else spec.rpartition(".")
-    return getattr(importlib.import_module(module), func)
+    from pallas_lsp.analysis.engine import ModuleAnalyzer
+    from pallas_lsp.analysis.workspace import Workspace
+
+    workspace = Workspace((str(REPO), os.path.dirname(path)))
+    analyzer = ModuleAnalyzer(path, workspace)
+    analyzer.analyze(Path(path).read_text())
+    claims = []
+    for note in analyzer.value_notes():
+        if note.hinted:
+            v = note.value
+            dtype = v.dtype.name if v.dtype is not None else None
+            claims.append(ClaimedValue(os.path.realpath(path), note.span.line + 1, note.span.col, note.text,
+                                       v.shape, dtype, v.dtype.weak if v.dtype is not None else None))
+    return claims
 
 
 @dataclass
@@ -308,13 +321,12 @@ def total_row(rows: list[CorpusRow]) -> CorpusRow:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--claims-module", metavar="MOD:FUNC",
-                    help="pallas-lsp's claims_for(path) -> list[ClaimedValue]")
+    ap.add_argument("--jax-only", action="store_true", help="print JAX's side only")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per module")
     ap.add_argument("--json", metavar="OUT", help="write JAX's traced values here")
     args = ap.parse_args(argv)
-    claims_for = load_claims(args.claims_module) if args.claims_module else None
+    claims_for = None if args.jax_only else pallas_lsp_claims
     corpora = {label: corpus_modules(folder, pattern)
                for label, (folder, pattern) in CORPORA.items()}
     t0 = time.perf_counter()

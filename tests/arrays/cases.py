@@ -126,6 +126,7 @@ _UNARY_NAMES = (
 
 register(binary, *(f"jax.numpy.{n}" for n in _BINARY_NAMES))
 register(binary_operator, *(f"operator.{n}" for n in _OPERATOR_NAMES))
+register(binary, *(f"jax.lax.{n}" for n in ("add", "sub", "mul", "div", "rem", "max", "min")))
 register(unary, *_UNARY_NAMES)
 register(where, "jax.numpy.where")
 register(_each(([arr((2, 3), "bool"), arr((2, 3)), arr((2, 3))], {}),
@@ -447,7 +448,7 @@ def constructor() -> Iterator[Case]:
         yield [value], {}
 
 
-_CONSTRUCTED = ("float32 bfloat16 float16 int8 int16 int32 uint8 uint16 uint32 bool_ "
+_CONSTRUCTED = ("float32 bfloat16 float16 int8 int16 int32 uint8 uint16 uint32 float64 int64 uint64 bool_ "
                 "float8_e4m3fn float8_e5m2 int4 uint4").split()
 register(constructor, *(f"jax.numpy.{n}" for n in _CONSTRUCTED))
 register(_each(*(([dt(n)], {}) for n in ("float32", "bfloat16", "float16",

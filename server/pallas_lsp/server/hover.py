@@ -58,7 +58,7 @@ async def hover(store: DocumentStore, doc: Document, uri: str, pos: types.Positi
             await loop.run_in_executor(store.executor, doc.analyzer.value_at, *where)
         if info is None and value is None:
             return None
-        text = info.describe() if info is not None else value.describe()
+        text = info.describe() if info is not None else value.describe() if value is not None else ""
     return _markdown(f"**pallas-lsp**: {text}")
 
 

@@ -46,7 +46,7 @@ async def inlay_hints(store: DocumentStore, doc: Document, uri: str, visible: ty
     result, params = found
     loop = asyncio.get_running_loop()
     values = await loop.run_in_executor(store.executor, doc.analyzer.value_notes)
-    labelled = [(n.span, n.label, n.detail) for n in params]
+    labelled: list[tuple[Span, str, str | None]] = [(n.span, n.label, n.detail) for n in params]
     labelled += [(n.span, n.label, None) for n in values if n.hinted]
     hints = []
     for span, label, tooltip in labelled:

@@ -13,9 +13,8 @@ from ..interp.domain import NOT_MINE, Domain
 from ..interp.frame import Arg as CallArg
 from ..interp.frame import CallArgs, Evaluator, Frame
 from ..values import UNKNOWN, Const, Loc
-from .args import Arg, DTypeArg, Opaque, Py
+from .args import Arg, DTypeArg, Py
 from .args import Seq as ArgSeq
-from .shapes import ArrayV
 from .table import OPS, apply
 from .values import ArrayMethod, ArrayValue, TypeInfo, from_result, index_arg, to_arg
 
@@ -99,25 +98,20 @@ def _operator(name: str, operands: tuple) -> Any:
     if not any(isinstance(v, ArrayValue) for v in operands):
         return NOT_MINE
     origin = next(v.origin for v in operands if isinstance(v, ArrayValue))
-    return from_result(apply(f"operator.{name}", [to_arg(v) for v in operands], {}), origin)
+    result = apply(f"operator.{name}", [to_arg(v) for v in operands], {})
+    return NOT_MINE if result is None else from_result(result, origin)
 
 
 def _applied(name: str, front: list[Arg], call: CallArgs, origin: Loc | None) -> Any:
-    """The value of calling the table's `name`: the domain answers when an operand is an
-    array value or every argument is static; otherwise the call is left to the others
-    (a scalar `jnp.maximum(i, 1)` is the Pallas domain's number)."""
+    """The value of calling the table's `name` where the model knows it; otherwise the
+    call is left to the other domains (`lax.rem(i, n)` of an unknown `n` is the Pallas
+    domain's number)."""
     if call.has_star or "**" in call.kwargs:
-        return UNKNOWN if front else NOT_MINE
+        return NOT_MINE
     args = [*front, *(to_arg(a.value, a.node) for a in call.args if isinstance(a, CallArg))]
     kwargs = {k: to_arg(a.value, a.node) for k, a in call.kwargs.items()}
-    given = [*args, *kwargs.values()]
-    if not front and not any(_holds_array(a) for a in given) and any(isinstance(a, Opaque) for a in given):
-        return NOT_MINE
-    return from_result(apply(name, args, kwargs), origin)
-
-
-def _holds_array(arg: Arg) -> bool:
-    return isinstance(arg, ArrayV) or isinstance(arg, ArgSeq) and any(_holds_array(a) for a in arg.items)
+    result = apply(name, args, kwargs)
+    return NOT_MINE if result is None else from_result(result, origin)
 
 
 def _dtype_argument(call: CallArgs) -> Any:

@@ -239,3 +239,26 @@ def select_dtype(bound: Bound) -> DTypeResult:
     if on_false.dtype is None or on_true.dtype.name != on_false.dtype.name:
         return None
     return DType(on_true.dtype.name, weak=on_true.dtype.weak and on_false.dtype.weak)
+
+
+def lax_binary(family: DTypeMap) -> tuple[ShapeRule, DTypeRule]:
+    """`lax.add` / `rem` / `max` / ...: like jnp's where lax accepts the operands (one
+    shape or a scalar; one dtype, not bool, a Python number counting as int32 / float32),
+    unknown elsewhere."""
+    shape_rule, dtype_rule = binary(family, None)
+
+    def agree(bound: Bound) -> bool:
+        x, y = operand(bound, "x"), operand(bound, "y")
+        if x is None or y is None or x.dtype is None or y.dtype is None or x.shape is None or y.shape is None:
+            return False
+        if not (x.shape == y.shape or () in (x.shape, y.shape)):
+            return False
+        return x.dtype.name == y.dtype.name and not is_bool(x.dtype)
+
+    def shape(bound: Bound) -> ShapeResult:
+        return shape_rule(bound) if agree(bound) else None
+
+    def dtype(bound: Bound) -> DTypeResult:
+        return dtype_rule(bound) if agree(bound) else None
+
+    return shape, dtype

@@ -105,6 +105,9 @@ _BINARY: dict[str, tuple[ew.DTypeMap, str | None]] = {
     "right_shift": (ew.shift("shift_right_arithmetic"), None),
 }
 
+# lax's binary operations: the operands' dtype, where lax accepts them
+_LAX_BINARY = ("add", "sub", "mul", "div", "rem", "max", "min")
+
 _OPERATORS = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
     "floordiv": "floor_divide", "mod": "remainder", "lt": "less", "le": "less_equal",
@@ -146,6 +149,7 @@ _ELEMENTWISE: list[OpSpec] = [
     _spec("jax.numpy.where", Params(("condition", "x", "y"), positional_only=3),
           (ew.broadcast_operands("condition", "x", "y"),
            ew.promote_operands(ew.same, "x", "y"))),
+    *(_spec(f"jax.lax.{n}", _XY, ew.lax_binary(ew.same), needs_array=True) for n in _LAX_BINARY),
     OpSpec("jax.lax.select", Params(("pred", "on_true", "on_false")), ew.select_shape,
            ew.select_dtype),
     _spec("jax.numpy.clip",
@@ -284,7 +288,7 @@ _PROPERTIES: list[OpSpec] = [
 _FILLED = _p("shape", "dtype", dtype=NONE)
 _LIKE = _p("a", "dtype", "shape", dtype=NONE, shape=NONE)
 _DTYPE_NAMES = ("float32", "bfloat16", "float16", "int8", "int16", "int32", "uint8",
-                "uint16", "uint32", "bool_", "float8_e4m3fn", "float8_e5m2", "int4",
+                "uint16", "uint32", "float64", "int64", "uint64", "bool_", "float8_e4m3fn", "float8_e5m2", "int4",
                 "uint4")
 _CREATION: list[OpSpec] = [
     *(OpSpec(f"jax.numpy.{name}", _FILLED, cr.shape_argument, cr.explicit_or(FLOAT32))

@@ -72,6 +72,19 @@ def traced_int32(origin: Loc | None = None) -> ArrayValue:
     return ArrayValue(ArrayV((), INT32), origin)
 
 
+def loop_index(bounds: tuple, origin: Loc | None = None) -> Any:
+    """A `fori_loop` / `pl.loop` index: bounds that are all Python ints make JAX scan
+    from a Python int (a weak int32); a traced int32 bound makes the index int32; with a
+    bound of unknown kind it is some number."""
+    if all(isinstance(b, Const) and type(b.value) is int for b in bounds):
+        return ArrayValue(ArrayV((), DType(INT32.name, weak=True)), origin)
+    traced = [b for b in bounds if isinstance(b, ArrayValue)]
+    if traced and all(isinstance(b, Const) and type(b.value) is int or b in traced for b in bounds) \
+            and all(b.array.shape == () and b.array.dtype == INT32 for b in traced):
+        return traced_int32(origin)
+    return SCALAR
+
+
 def is_index_scalar(value: Any) -> bool:
     """An integer array value of shape `()` (`jnp.int32(0)`, `idx_ref[i] + 1`): an index
     that drops its dimension, as a number does."""

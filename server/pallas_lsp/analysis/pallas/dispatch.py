@@ -49,6 +49,7 @@ _BY_KIND: dict[ApiKind, Callable[[Evaluator, Any, CallArgs], Any]] = {
     ApiKind.PASSTHROUGH: handlers.passthrough,
     ApiKind.SCALAR_RESULT: handlers.scalar_result,
     ApiKind.PROGRAM_ID: handlers.grid_index,
+    ApiKind.TRACED_INDEX: handlers.traced_index,
     ApiKind.LIBRARY_CLASS: handlers.library_class,
 }
 

@@ -62,7 +62,7 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
             if spec.effect is not None:
                 note_event(ev.ctx, Event.SIGNAL if spec.effect is SemEffect.SIGNAL else Event.WAIT, arg.value,
                            call_loc, _elsewhere(spec, call), _count(spec, call))
-        return UNKNOWN
+        return traced_int32(call_loc) if spec.reads_count else UNKNOWN
     nbytes = None
     if spec.copies is not None:
         copy_src, copy_dst = (call.param(spec.position(name), name) for name in spec.copies)
@@ -224,6 +224,11 @@ def library_class(ev: Evaluator, spec: Any, call: CallArgs) -> Any:
     """`pltpu.BufferedRef(...)` built directly: what it holds is JAX's business."""
     ev.callbacks_unknown_call(call.args, call.kwargs, call.frame)
     return UNKNOWN
+
+
+def traced_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
+    """`lax.axis_index(name)`: the device's index along a mesh axis, a traced int32."""
+    return traced_int32(_loc(call.frame, call.node))
 
 
 def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:

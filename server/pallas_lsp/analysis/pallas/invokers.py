@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..arrays.values import traced_int32
+from ..arrays.values import loop_index
 from ..interp.frame import (
     STAR,
     Arg,
@@ -337,7 +337,7 @@ def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     trips = unroll_trips(ev.ctx, vals[0], vals[1])
     if trips is not None:
         return _unrolled(ev, vals[2], trips, call, vals[3])
-    index = traced_int32(call.frame.loc(call.node) if call.node is not None else None)
+    index = loop_index((vals[0], vals[1]), call.frame.loc(call.node) if call.node is not None else None)
     with maybe_runs(ev.ctx):   # an unknown number of times
         if isinstance(vals[2], Func):
             carried = ev.call_function(vals[2], [Arg(index), Arg(vals[3])], {}, call.node, call.frame,
@@ -361,11 +361,12 @@ def _unrolled(ev: Evaluator, body: Any, trips: range, call: CallArgs, carry: Any
 
 def while_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
-    if len(vals) >= 3:
-        with maybe_runs(ev.ctx):
-            ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
-            ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
-    return UNKNOWN
+    if len(vals) < 3:
+        return UNKNOWN
+    with maybe_runs(ev.ctx):
+        ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+        carried = ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+    return join(vals[2], carried)   # the initial carry's type, as for `fori_loop`
 
 
 def cond(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
@@ -479,7 +480,8 @@ def apply_loop(ev: Evaluator, value: LoopDecorator, call: CallArgs) -> Any:
         return UNKNOWN
     with maybe_runs(ev.ctx):
         if isinstance(first.value, Func):
-            index = traced_int32(call.frame.loc(call.node) if call.node is not None else None)
+            index = loop_index((value.lower, value.upper, value.step),
+                               call.frame.loc(call.node) if call.node is not None else None)
             ev.call_function(first.value, [Arg(index)], {}, call.node, call.frame, helper=False, loop_body=True)
         else:
             ev.call(first.value, [Arg(UNKNOWN)], {}, call.node, call.frame, helper=False)

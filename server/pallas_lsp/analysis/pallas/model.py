@@ -58,6 +58,7 @@ class ApiKind(Enum):
     PASSTHROUGH = "function wrapper"
     SCALAR_RESULT = "scalar result"
     PROGRAM_ID = "grid index"
+    TRACED_INDEX = "traced int32 scalar"
     LIBRARY_CLASS = "library class"
 
 
@@ -119,6 +120,7 @@ class CheckedCall(Api):
     # Keywords that, given (other than None / True), make the count another device's or
     # core's, or leave it in place (`decrement=False`): not counted.
     count_elsewhere: tuple[str, ...] = ()
+    reads_count: bool = False             # returns the semaphore's count (a traced int32)
 
     @property
     def kind(self) -> ApiKind:

@@ -59,10 +59,10 @@ CHECKED_CALLS: tuple[CheckedCall, ...] = (
                 copies=_REFS),
     *_signal_family("pl", "sem_or_view"),
     CheckedCall("pl.semaphore_read", ("sem_or_view",), (SemParam("sem_or_view", SemRole.SEM),), Action.CHECK,
-                "PAL003", "read"),
+                "PAL003", "read", reads_count=True),
     *_signal_family("pltpu", "sem_or_view", deprecated=True),
     CheckedCall("pltpu.semaphore_read", ("sem_or_view",), (SemParam("sem_or_view", SemRole.SEM),), Action.CHECK,
-                "PAL003", "read", deprecated_for="pl.semaphore_read"),
+                "PAL003", "read", deprecated_for="pl.semaphore_read", reads_count=True),
     CheckedCall("pltpu.core_barrier", ("sem",), (SemParam("sem", SemRole.SEM),), Action.CHECK, "PAL002"),
     *_signal_family("plgpu", "semaphore"),
     CheckedCall("plgpu.semaphore_signal_multicast", ("semaphore", "value"), (SemParam("semaphore", SemRole.SEM),),
@@ -126,7 +126,7 @@ _PASSTHROUGH = ("jax.named_scope", "jax.named_call", "jax.jit", "jax.checkpoint"
                 "jax.export.export")   # export(f)(*args) traces f with args, as a call would
 # Calls whose result is one number (an index), never a tuple.
 _SCALAR_RESULTS = (
-    "jax.lax.axis_index", "jax.lax.rem", "jax.lax.div",
+    "jax.lax.rem", "jax.lax.div",
     "jax.lax.max", "jax.lax.min", "jax.lax.clamp", "jax.lax.select", "jax.lax.convert_element_type",
     "jax.numpy.int32", "jax.numpy.uint32", "jax.numpy.int64", "jax.numpy.where", "jax.numpy.minimum",
     "jax.numpy.maximum", "jax.numpy.mod", "jax.numpy.remainder", "jax.numpy.floor_divide",
@@ -156,6 +156,7 @@ _OTHERS: tuple[Api, ...] = (
     Simple("pl.num_programs", ApiKind.PROGRAM_ID, ("axis",)),
     *(Simple(name, ApiKind.PASSTHROUGH) for name in _PASSTHROUGH),
     *(Simple(name, ApiKind.SCALAR_RESULT) for name in _SCALAR_RESULTS),
+    Simple("jax.lax.axis_index", ApiKind.TRACED_INDEX, ("axis_name",)),
 )
 
 # Classes user code subclasses; JAX's `BufferedRef.create` declares both fields
