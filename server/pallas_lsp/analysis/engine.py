@@ -33,6 +33,7 @@ from .contract.params import ParamNote
 from .contract.summary import CallSummary, summary_at
 from .findings import Finding, Span
 from .interp.core import Interpreter
+from .interp.domain import Domain
 from .interp.frame import Budget, Context, Frame
 from .module import STAR_IMPORT, ModuleState, block_names
 from .pallas.domain import NamedSem, PallasDomain
@@ -48,8 +49,9 @@ from .workspace import package_of
 
 log = logging.getLogger(__name__)
 
-# The domains every entry's interpreter asks, in order (`interp.domain`); stateless.
-DOMAINS = (ArrayDomain(), PallasDomain())
+# The domains an entry's interpreter asks, in order (`interp.domain`), unless an analyzer
+# is given others; stateless.
+DOMAINS: tuple[Domain, ...] = (ArrayDomain(), PallasDomain())
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 
@@ -94,9 +96,11 @@ class ModuleAnalyzer:
     re-parses and re-analyses only what it touched.
     """
 
-    def __init__(self, path: str | None = None, workspace=None, package: str | None = None):
+    def __init__(self, path: str | None = None, workspace=None, package: str | None = None,
+                 domains: tuple[Domain, ...] = DOMAINS):
         self.path = path
         self.workspace = workspace
+        self.domains = domains   # what every entry's interpreter asks, in order
         roots = workspace.search_roots() if workspace is not None else ()
         self.package = package if package is not None else package_of(path, roots)
         self._block_list = BlockList()
@@ -274,10 +278,10 @@ class ModuleAnalyzer:
     def _run_entry(self, block: Block, state: ModuleState) -> EntryResult:
         if block.tree is None:
             return EntryResult()
-        ctx, interp, complete = self._run_block(block, state, Evidence())
+        ctx, interp, complete = self._run_block(block, state, self.domains, Evidence())
         arrays = ctx.evidence.arrays()
         if arrays:   # again, with the names known to be semaphore arrays by their use
-            ctx, interp, complete = self._run_block(block, state, None, arrays)
+            ctx, interp, complete = self._run_block(block, state, self.domains, None, arrays)
         contract = self._check_contracts(interp, ctx)
         checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites, ctx.kernel_nodes)
         for raw in ctx.findings:
@@ -289,11 +293,11 @@ class ModuleAnalyzer:
                            tuple(ctx.views), contract.bindings, contract.calls)
 
     @staticmethod
-    def _run_block(block: Block, state: ModuleState, evidence: Evidence | None,
+    def _run_block(block: Block, state: ModuleState, domains: tuple[Domain, ...], evidence: Evidence | None,
                    arrays: dict | None = None) -> tuple[Context, Interpreter, bool]:
         """Run an entry's block and the kernels it makes: (its context, its interpreter,
         whether it ran to the end)."""
-        ctx = Context(state, DOMAINS)
+        ctx = Context(state, domains)
         ctx.protocol = Protocol()
         ctx.evidence = evidence
         if arrays:
@@ -414,6 +418,7 @@ class _DocumentLines:
         return lines[line - self._blocks[i].start]
 
 
-def analyze_source(source: str, path: str | None = None, workspace=None) -> list[Finding]:
+def analyze_source(source: str, path: str | None = None, workspace=None,
+                   domains: tuple[Domain, ...] = DOMAINS) -> list[Finding]:
     """One-shot analysis of a whole module's text (what the CLI uses)."""
-    return ModuleAnalyzer(path, workspace).analyze(source)
+    return ModuleAnalyzer(path, workspace, domains=domains).analyze(source)

@@ -19,6 +19,7 @@ from ..values import (
     Choice,
     ClassV,
     Const,
+    DomainValue,
     Func,
     Instance,
     Iter,
@@ -148,7 +149,7 @@ class CallingInterpreter(ABC):
             if isinstance(method, Func):
                 return self.call_function(method, [Arg(callee, None), *args], kwargs, node, frame, helper=helper)
             return UNKNOWN
-        if self.domains:
+        if isinstance(callee, DomainValue):
             call = CallArgs(args, kwargs, node, frame)
             for d in self.domains:
                 result = d.call_value(self, callee, call)

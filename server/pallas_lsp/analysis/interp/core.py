@@ -75,6 +75,12 @@ class Interpreter(StatementInterpreter):
         return v
 
     def attribute(self, obj: Any, attr: str) -> Any:
+        if isinstance(obj, DomainValue):   # a domain's value: its domain says
+            for d in self.domains:
+                v = d.attribute(self, obj, attr)
+                if v is not NOT_MINE:
+                    return v
+            return UNKNOWN
         if isinstance(obj, ModuleV):
             ws = self.ctx.module.workspace
             return ws.resolve(f"{obj.name}.{attr}", obj.from_path, self.ctx) if ws is not None else UNKNOWN
@@ -103,11 +109,6 @@ class Interpreter(StatementInterpreter):
                     return Bound(v, obj.self_value)
                 if v is not None:
                     return v
-            return UNKNOWN
-        for d in self.domains:
-            v = d.attribute(self, obj, attr)
-            if v is not NOT_MINE:
-                return v
         return UNKNOWN
 
     # ------------------------------------------------------------------ subscripts

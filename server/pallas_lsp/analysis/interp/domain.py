@@ -57,11 +57,11 @@ class Domain:
         return NOT_MINE
 
     def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
-        """A value that is not a Python callable (function, class, partial, ...) called."""
+        """A domain's value (a `DomainValue`) called."""
         return NOT_MINE
 
     def attribute(self, ev: Evaluator, obj: Any, attr: str) -> Any:
-        """`obj.attr` of a value that is not a module, library name, class or instance."""
+        """`obj.attr` of a domain's value (a `DomainValue`)."""
         return NOT_MINE
 
     def subscript(self, ev: Evaluator, base: Any, node: ast.Subscript, frame: Frame) -> Any:

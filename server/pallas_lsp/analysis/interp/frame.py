@@ -145,12 +145,13 @@ class Binding:
 
 @dataclass
 class Context:
-    """State for one analysis entry: where findings go, global lookups, budget."""
+    """State for one analysis entry: its domains, global lookups, budget, memo; and the
+    Pallas domain's record of the entry (the fields after `overrides`, which the
+    interpreter never reads)."""
 
     module: Any                          # engine.ModuleState: global lookups (records deps)
     domains: tuple = ()                  # domain.Domain, in the order they are asked
     silent: bool = False                 # evaluating a global's value: no findings, no kernels
-    findings: list[Any] = field(default_factory=list)     # checks.RawFinding
     steps: int = 0
     budget: int = STEP_BUDGET            # the entry's steps (a replay gets fewer)
     limit: int = STEP_BUDGET             # lower while in another module's function
@@ -158,17 +159,24 @@ class Context:
     in_foreign: bool = False
     active: list[tuple] = field(default_factory=list)   # (function node, argument signature) on the stack
     memo: dict = field(default_factory=dict)            # top-level function calls already analysed
+    memoise: bool = True                 # False: every call runs (a replay counts what each one does)
+    # Events a domain counts, so far: a call that had some is not memoised (a memo hit
+    # would skip them), so one run of a function sees every event it makes.
+    effects: int = 0
     unrolling: int = 0                   # nesting of unrolled loops
     summarising: int = 0                 # nesting of loops run to a fixpoint (bodies run an unknown number of times)
     # > 0 while running code that may not run (a branch on an unknown condition, the rest
     # of a function after such a branch returned) or runs an unknown number of times.
     uncertain: int = 0
+    uncalled: int = 0                    # > 0 while running closures nothing calls (JAX never traces them)
+    deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
+    views: list[Any] = field(default_factory=list)      # what the domains noted for hover
+    # Values a domain gives names the code leaves UNKNOWN (read by `lookup`).
+    overrides: dict[Binding, Any] = field(default_factory=dict)
+
+    findings: list[Any] = field(default_factory=list)     # checks.RawFinding
     # pallas.replay.Replay while a kernel is replayed at concrete grid points
     replay: Any = None
-    memoise: bool = True                 # False: every call runs (a replay counts what each one does)
-    # Events the protocol counts, so far: a call that had some is not memoised (a memo hit
-    # would skip them), so one run of a kernel sees every event it makes.
-    effects: int = 0
     pending: list[Any] = field(default_factory=list)    # pallas_call-like callables never applied yet
     calls: list[Any] = field(default_factory=list)      # every pallas_call seen (contract records)
     rule_findings: list[Any] = field(default_factory=list)  # report.ContractFinding (PAL3xx)
@@ -176,18 +184,13 @@ class Context:
     # emit_pipeline body, or none at all, as in a closure nothing calls).
     grids: list[Any] = field(default_factory=list)
     protocol: Any = None                 # pallas.protocol.Protocol: the scratch semaphores' ledger
-    uncalled: int = 0                    # > 0 while running closures nothing calls (JAX never traces them)
-    deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
     indexed_decls: set[int] = field(default_factory=set)  # id() of declarations indexed somewhere
-    views: list[Any] = field(default_factory=list)      # what the domains noted for hover
     indexed_sites: set[int] = field(default_factory=set)  # id() of Sites whose arrays a helper indexes
     kernel_nodes: set[ast.AST] = field(default_factory=set)  # defs invoked as kernels
     sites: dict[tuple, Any] = field(default_factory=dict)    # (arg, call, callee, direct) -> Site
     # Semaphore arrays known by their use (`pallas/indexed_use.py`): collected on an
-    # entry's first run, then given to the names on a second one.
+    # entry's first run, then given to the names on a second one (`overrides`).
     evidence: Any = None                                     # indexed_use.Evidence while collecting
-    # Values a domain gives names the code leaves UNKNOWN (read by `lookup`).
-    overrides: dict[Binding, Any] = field(default_factory=dict)
 
     def tick(self) -> None:
         self.steps += 1

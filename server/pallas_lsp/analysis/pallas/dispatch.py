@@ -64,9 +64,9 @@ def _handler(entry: ApiEntry) -> Callable[[Evaluator, Any, CallArgs], Any]:
 _DISPATCH = {entry.name: (entry, _handler(entry)) for entry in ENTRIES}
 
 
-def call_entry(ev: Evaluator, name: str, call: CallArgs) -> Any:
-    """The value of calling the registry's `name`, or NOT_MINE."""
-    hit = _DISPATCH.get(name)
+def call_entry(ev: Evaluator, qname: str, call: CallArgs) -> Any:
+    """The value of calling the registry's `qname`, or NOT_MINE."""
+    hit = _DISPATCH.get(qname)
     if hit is None:
         return NOT_MINE
     return hit[1](ev, hit[0], call)
@@ -113,7 +113,7 @@ def call_value(ev: Evaluator, callee: Any, call: CallArgs) -> Any:
     return handler(ev, callee, call) if handler is not None else NOT_MINE
 
 
-def attribute(obj: Any, attr: str) -> Any:
+def attribute(ev: Evaluator, obj: Any, attr: str) -> Any:
     """An attribute of a semaphore, a buffer ref, a descriptor, a semaphore type or an
     array spec (NOT_MINE where the Pallas domain knows none)."""
     if isinstance(obj, Sem):

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..index_choice import is_at
 from ..interp.domain import NOT_MINE, Domain, HelperCall
-from ..interp.frame import Binding, CallArgs, Evaluator, Frame
+from ..interp.frame import Binding, Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Api
 from . import dispatch
 from .buffers import read, view
@@ -38,14 +38,10 @@ class NamedSem:
 class PallasDomain(Domain):
     """Stateless: what it learns of an entry goes to the entry's `Context`."""
 
-    def call_name(self, ev: Evaluator, qname: str, call: CallArgs) -> Any:
-        return dispatch.call_entry(ev, qname, call)
-
-    def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
-        return dispatch.call_value(ev, callee, call)
-
-    def attribute(self, ev: Evaluator, obj: Any, attr: str) -> Any:
-        return dispatch.attribute(obj, attr)
+    # the registry's handlers, called directly (a library call costs one dict lookup)
+    call_name = staticmethod(dispatch.call_entry)
+    call_value = staticmethod(dispatch.call_value)
+    attribute = staticmethod(dispatch.attribute)
 
     def subscript(self, ev: Evaluator, base: Any, node: ast.Subscript, frame: Frame) -> Any:
         """`x.at[...]` views; an element read from a ref (`idx_ref[i]`: a number)."""

@@ -1,6 +1,6 @@
 """The Pallas APIs that run user functions, and the callables they return: each one
 calls the function it is given the way JAX does (`model.Binding`), with the refs Pallas
-allocates for its scratch types (`values.allocate`)."""
+allocates for its scratch types (`sems.allocate`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Abstract values that only Pallas makes: spec objects, the `pallas_call` record (what
-the contract checks read), and the callables Pallas APIs return."""
+"""Abstract values that only Pallas makes (each a `values.DomainValue`): spec objects,
+array refs, the callables Pallas APIs return; and the `pallas_call` record (what the
+contract checks read)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from .model import DescriptorMethod, Invoker
 
 
 @dataclass(frozen=True, eq=False)
-class ArraySpecV:
+class ArraySpecV(DomainValue):
     """`jax.ShapeDtypeStruct(shape, dtype)` or a memory space called with (shape, dtype)."""
 
     shape: tuple | None           # ints, or source texts where a length is not static
@@ -23,7 +24,7 @@ class ArraySpecV:
 
 
 @dataclass(frozen=True, eq=False)
-class BlockSpecV:
+class BlockSpecV(DomainValue):
     """`pl.BlockSpec(block_shape, index_map, memory_space=...)`."""
 
     block_shape: tuple | None     # ints / None (squeezed) / texts; None when absent or unknown
@@ -33,7 +34,7 @@ class BlockSpecV:
 
 
 @dataclass(frozen=True, eq=False)
-class GridSpecV:
+class GridSpecV(DomainValue):
     """`pl.GridSpec(...)` / `pltpu.PrefetchScalarGridSpec(...)`: the arguments as given."""
 
     num_scalar_prefetch: int | None   # None when not static
@@ -46,7 +47,7 @@ class GridSpecV:
 
 
 @dataclass(frozen=True, eq=False)
-class CompilerParamsV:
+class CompilerParamsV(DomainValue):
     dimension_semantics: Any
     loc: Loc | None = None
     semantics_loc: Loc | None = None   # the `dimension_semantics=` argument
@@ -91,7 +92,7 @@ class PallasCall:
 
 
 @dataclass(frozen=True, eq=False)
-class PallasCallable:
+class PallasCallable(DomainValue):
     """`pallas_call(kernel, ...)` awaiting its operands."""
 
     call: PallasCall
@@ -113,7 +114,7 @@ class BufferRef(DomainValue):
 
 
 @dataclass(frozen=True, eq=False)
-class AtProperty:
+class AtProperty(DomainValue):
     """`sems.at` / `x_ref.at`: indexed with `[...]` it makes a view (`pallas.indexing`,
     `pallas.buffers`)."""
 
@@ -121,7 +122,7 @@ class AtProperty:
 
 
 @dataclass(frozen=True, eq=False)
-class DescriptorCall:
+class DescriptorCall(DomainValue):
     """A bound method of a DMA descriptor (`desc.start`)."""
 
     descriptor: Any
@@ -129,12 +130,12 @@ class DescriptorCall:
 
 
 @dataclass(frozen=True, eq=False)
-class WhenDecorator:
+class WhenDecorator(DomainValue):
     condition: bool | None        # static truth of the condition, when known
 
 
 @dataclass(frozen=True, eq=False)
-class LoopDecorator:
+class LoopDecorator(DomainValue):
     """`pl.loop(lower, upper, step=...)`, awaiting its body."""
 
     lower: Any
@@ -143,30 +144,30 @@ class LoopDecorator:
 
 
 @dataclass(frozen=True, eq=False)
-class WithScopedDecorator:
+class WithScopedDecorator(DomainValue):
     types: list
     kwtypes: dict
 
 
 @dataclass(frozen=True, eq=False)
-class WithScoped:
+class WithScoped(DomainValue):
     func: Any
     refs: list
     kwrefs: dict
 
 
 @dataclass(frozen=True, eq=False)
-class CoreMapDecorator:
+class CoreMapDecorator(DomainValue):
     scratch: Any                  # the scratch_shapes value (None when not given)
 
 
 @dataclass(frozen=True, eq=False)
-class Pipeline:
+class Pipeline(DomainValue):
     body: Any
 
 
 @dataclass(frozen=True, eq=False)
-class Passthrough:
+class Passthrough(DomainValue):
     """`jax.jit(...)` and friends used as a decorator factory: returns what it wraps."""
 
 
