@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from pallas_lsp.analysis.arrays.table import operations_table
 from pallas_lsp.analysis.fixes import apply_edits, fix_all_edits, split_lines
 from pallas_lsp.analysis.interp.syntax import import_bindings
 from pallas_lsp.analysis.pallas.derived import (
@@ -93,10 +94,11 @@ def test_derived_tables_follow_the_registry():
         assert f"`{name}`" in table
 
 
-def test_docs_table_is_current():
-    """docs/api.md carries the generated table (regenerate: python -m pallas_lsp.analysis.pallas.docs)."""
+def test_docs_tables_are_current():
+    """docs/api.md carries the generated tables (regenerate: python -m pallas_lsp.analysis.pallas.docs)."""
     text = (ROOT / "docs" / "api.md").read_text()
     assert supported_api_table() in text
+    assert operations_table() in text
 
 
 KEEPERS = [e.name for e in entries_of(ApiKind.INDEX_KEEPER)]

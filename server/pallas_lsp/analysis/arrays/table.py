@@ -323,3 +323,16 @@ OPS: Mapping[str, OpSpec] = {
     for spec in [*_ELEMENTWISE, *_CONTRACTIONS, *_REDUCTION_SPECS, *_STRUCTURAL,
                  *_PROPERTIES, *_CREATION]
 }
+
+
+def operations_table() -> str:
+    """The Markdown table of every modelled operation (`docs/api.md` holds it)."""
+    groups: dict[str, list[str]] = {}
+    for name in sorted(OPS):
+        module, _, short = name.rpartition(".")
+        if module.endswith(("finfo", "iinfo")):
+            module, _, kind = module.rpartition(".")
+            short = f"{kind}(...).{short}"
+        groups.setdefault(module, []).append(short)
+    rows = [f"| `{module}` | {', '.join(f'`{n}`' for n in names)} |" for module, names in sorted(groups.items())]
+    return "| module | operations |\n|---|---|\n" + "\n".join(rows) + "\n"
