@@ -27,12 +27,15 @@
    size, change a signal or a wait count, an off-by-one prefetch guard, delete a
    prologue; rules PAL301-PAL306) on the protocol corpus, judged by JAX's TPU
    interpreter with ``--jax``; ``--no-protocol`` skips them.
+7. With ``--jax``, the values in kernel bodies (``benchmarks/value_accuracy.py``): the
+   shape and dtype pallas-lsp gives each name assigned in a kernel body of the corpora
+   against JAX's, recorded while JAX traces them; ``--no-values`` skips them.
 
 ``--strict`` (CI) exits 1 when there is a false error or the catch rate is below 95%,
 or (with ``--jax``) when the analyzer's error/warning verdict disagrees with JAX or a
 safe fix does not run clean; the contract families fail it below 95% flagged or on any
 false error, a protocol family below 90% flagged (each family on its own) or any false
-error there.
+error there, the values on any disagreement with JAX or a coverage below 80%.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import contract_mutants
 import protocol_mutants
+import value_accuracy
 from oracle_lib import (
     CORPUS,
     EXAMPLES,
@@ -272,6 +276,7 @@ def main(argv=None) -> int:
                     help="skip the pallas_call contract families (benchmarks/contract_mutants.py)")
     ap.add_argument("--no-protocol", action="store_true",
                     help="skip the DMA / semaphore protocol families (benchmarks/protocol_mutants.py)")
+    ap.add_argument("--no-values", action="store_true", help="skip the values in kernel bodies")
     args = ap.parse_args(argv)
     if args.jax and not jax_available():
         print("--jax needs JAX: pip install -e '.[oracle]'", file=sys.stderr)
@@ -346,11 +351,15 @@ def run(args, workspace, modules, tmp: Path) -> int:
     if not args.no_protocol:
         print("\nDMA / semaphore protocol mutants (benchmarks/protocol_mutants.py)")
         protocol_failed = protocol_mutants.run(args.jax, args.strict)
+    values_failed = 0
+    if args.jax and not args.no_values:
+        print("\nValues in kernel bodies against JAX (benchmarks/value_accuracy.py)")
+        values_failed = value_accuracy.run(args.jobs, args.strict)
     unclean = [r for r in direct if r.get("fix_run") not in (None, "clean", "not run")]
     if args.strict and (false_errors or rate < CATCH_GOAL or disagreements or unclean):
         print("FAIL (--strict)")
         return 1
-    return contract_failed or protocol_failed
+    return contract_failed or protocol_failed or values_failed
 
 
 def report(args, modules, direct, indirect, false_errors, false_warnings, rate, analysis_s):

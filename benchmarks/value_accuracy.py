@@ -325,23 +325,40 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per module")
     ap.add_argument("--json", metavar="OUT", help="write JAX's traced values here")
+    ap.add_argument("--strict", action="store_true",
+                    help=f"exit 1 on a disagreement or a coverage below {COVERAGE_GOAL:.0%}")
     args = ap.parse_args(argv)
-    claims_for = None if args.jax_only else pallas_lsp_claims
+    return run(args.jobs, args.strict, jax_only=args.jax_only, timeout=args.timeout, json_out=args.json)
+
+
+COVERAGE_GOAL = 0.80
+
+
+def run(jobs: int = 2, strict: bool = False, jax_only: bool = False, timeout: float = 60.0,
+        json_out: str | None = None) -> int:
+    """Record, compare and print the table; with `strict`, 1 when a claim disagrees with
+    JAX or the coverage is under the goal."""
+    claims_for = None if jax_only else pallas_lsp_claims
     corpora = {label: corpus_modules(folder, pattern)
                for label, (folder, pattern) in CORPORA.items()}
     t0 = time.perf_counter()
-    results = record_values([p for ps in corpora.values() for p in ps], args.jobs, args.timeout)
+    results = record_values([p for ps in corpora.values() for p in ps], jobs, timeout)
     seconds = time.perf_counter() - t0
     rows = [corpus_row(label, [results[os.path.realpath(p)] for p in paths], claims_for)
             for label, paths in corpora.items() if paths]
-    print_table(rows + [total_row(rows)])
-    print(f"recorded in {seconds:.1f} s with {args.jobs} process(es)")
+    total = total_row(rows)
+    print_table(rows + [total])
+    print(f"recorded in {seconds:.1f} s with {jobs} process(es)")
     for rec in results.values():
         if rec["status"] not in ("ok", "error"):
             print(f"  {rec['status']}: {rec['path']}: {rec.get('message')}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
+    if json_out:
+        with open(json_out, "w", encoding="utf-8") as f:
             json.dump([asdict(t) for r in rows for t in r.traced], f, indent=1)
+    missed = total.agreement is not None and (total.agreement.disagree or total.agreement.coverage < COVERAGE_GOAL)
+    if strict and missed:
+        print(f"FAIL (--strict): values must agree with JAX and cover at least {COVERAGE_GOAL:.0%}")
+        return 1
     return 0
 
 

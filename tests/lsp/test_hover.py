@@ -104,3 +104,18 @@ async def test_hover_on_a_pallas_call_shows_its_grid_operands_and_vmem(client, t
     # The parameter's own hover keeps priority on the kernel's parameters.
     param = await hover_at(client, uri, position_of(MATMUL, "acc_ref):", 1))
     assert "`acc_ref` ← scratch 1" in param.contents.value
+
+
+@pytest.mark.parametrize("profile", ["vscode", "neovim-0.7"])
+async def test_hover_on_a_value_in_a_kernel_body_shows_its_shape_and_dtype(client, tmp_path, profile):
+    await start(client, profile)
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, MATMUL)
+    assert await diagnostics(client, uri, 1) == []
+    dot = await hover_at(client, uri, position_of(MATMUL, "jnp.dot(x_ref", len("jnp.d")))
+    assert dot.contents.value == ("**pallas-lsp**: `jnp.dot(x_ref[...], y_ref[...], "
+                                  "preferred_element_type=jnp.float32)`: `f32[128, 128]`")
+    read = await hover_at(client, uri, position_of(MATMUL, "x_ref[...], y_ref", len("x_ref[")))
+    assert read.contents.value == "**pallas-lsp**: `x_ref[...]`: `bf16[128, 512]`"
+    cast = await hover_at(client, uri, position_of(MATMUL, "acc_ref[...].astype", len("acc_ref[...].ast")))
+    assert cast.contents.value.endswith("`: `bf16[128, 128]`")

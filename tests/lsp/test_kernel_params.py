@@ -40,11 +40,17 @@ async def test_inlay_hints_are_off_by_default_and_on_with_the_setting(client, tm
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
         settings={"pallas": {"inlayHints": True}}))
     found = await hints(client, uri)
-    labels = {h.label for h in found}
+    params = [h for h in found if h.position.line == DEF_LINE]
+    labels = {h.label for h in params}
     assert labels == {": input 1", ": output 1, (8, 128)", ": scratch 1, (2, 8, 128)", ": scratch 2, DMA (2,)"}
-    assert all(h.position.line == DEF_LINE for h in found)
     sems = next(h for h in found if h.label == ": scratch 2, DMA (2,)")
     assert sems.position.character == FIXED.split("\n")[DEF_LINE].index("sems") + len("sems")
+    # after each assignment in the kernel body, its value: `slot = i % NSLOTS` with the
+    # loop index of `fori_loop(0, 4, ...)` (Python bounds: a weakly typed int32)
+    [slot] = [h for h in found if h.position.line != DEF_LINE]
+    slot_line = position_of(FIXED, "slot = i % NSLOTS")
+    assert (slot.label, slot.position.line) == (": i32~[]", slot_line.line)
+    assert slot.position.character == slot_line.character + len("slot")
 
 
 async def test_go_to_definition_from_a_parameter_to_its_scratch_entry_and_back(client, tmp_path):

@@ -158,3 +158,10 @@ def test_the_table_counts_per_corpus_and_in_total(capsys):
     va.print_table([row, total])
     out = capsys.readouterr().out.splitlines()
     assert out[1].split()[:8] == ["corpus", "2", "1", "1", "1", "1", "0", "100.0%"]
+
+
+def test_pallas_lsp_agrees_with_jax_on_every_value_it_claims(traced):
+    """The shapes and dtypes hover and inlay hints show for these kernels, against JAX's."""
+    agreement = va.compare(traced, va.pallas_lsp_claims(str(KERNELS)))
+    assert agreement.disagree == 0, [str(d) for d in agreement.disagreements]
+    assert agreement.known >= 18, agreement

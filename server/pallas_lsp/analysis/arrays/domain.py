@@ -16,7 +16,7 @@ from ..values import UNKNOWN, Const, Loc
 from .args import Arg, DTypeArg, Py
 from .args import Seq as ArgSeq
 from .table import OPS, apply
-from .values import ArrayMethod, ArrayValue, TypeInfo, from_result, index_arg, to_arg
+from .values import ArrayMethod, ArrayValue, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
 
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and_", ast.BitOr: "or_",
@@ -45,6 +45,8 @@ class ArrayDomain(Domain):
         if kind in _INFOS and qname.startswith(("jax.numpy.", "numpy.")):
             dtype = _dtype_argument(call)
             return TypeInfo(kind, dtype) if dtype is not None else NOT_MINE
+        if qname.startswith("numpy.") and dtype_of_name(qname) is not None:
+            qname = f"jax.{qname}"   # `np.float32(0.5)`: a NumPy scalar, strong, as jnp's
         if qname not in OPS:
             return NOT_MINE
         return _applied(qname, [], call, _loc(call))

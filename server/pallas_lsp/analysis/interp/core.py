@@ -112,8 +112,15 @@ class Interpreter(StatementInterpreter):
         return UNKNOWN
 
     # ------------------------------------------------------------------ subscripts
+    def _noted(self, node: ast.AST, value: Any, frame: Frame) -> Any:
+        """A domain's value computed by an expression of the document: the domains are told
+        (hover on any expression)."""
+        if isinstance(value, DomainValue):
+            self.note(node, value, frame)
+        return value
+
     def _subscript(self, node: ast.Subscript, frame: Frame) -> Any:
-        return self.item(self.eval(node.value, frame), node, frame)
+        return self._noted(node, self.item(self.eval(node.value, frame), node, frame), frame)
 
     def item(self, base: Any, node: ast.Subscript, frame: Frame) -> Any:
         """`base[...]` read: a domain's answer, else Python's on known containers."""
@@ -271,7 +278,10 @@ class Interpreter(StatementInterpreter):
 
     # ------------------------------------------------------------------ operators
     def _binop(self, node: ast.BinOp, frame: Frame) -> Any:
-        return self.binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame))
+        return self._noted(node, self.binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame)), frame)
+
+    def _call(self, node: ast.Call, frame: Frame) -> Any:
+        return self._noted(node, self.eval_call(node, frame), frame)
 
     def binop(self, left: Any, op: ast.operator, right: Any) -> Any:
         """`left op right`: Python's arithmetic, or a domain's where an operand is its own."""
@@ -369,7 +379,7 @@ class Interpreter(StatementInterpreter):
 _EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Frame], Any]] = {
     ast.Name: Interpreter._name,
     ast.Attribute: Interpreter._attribute,
-    ast.Call: Interpreter.eval_call,
+    ast.Call: Interpreter._call,
     ast.Subscript: Interpreter._subscript,
     ast.Constant: Interpreter._constant,
     ast.Tuple: Interpreter._sequence,

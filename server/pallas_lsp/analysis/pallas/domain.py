@@ -47,10 +47,7 @@ class PallasDomain(Domain):
         """`x.at[...]` views; an element read from a ref (`idx_ref[i]`: a number)."""
         if type(base) is AtProperty:
             if isinstance(base.ref, Sem):
-                v = index_sem(ev, base.ref, node.slice, frame)
-                if frame.path is None and not ev.ctx.silent:
-                    self.note(ev, node, v, frame)
-                return v
+                return index_sem(ev, base.ref, node.slice, frame)
             return view(ev, base.ref, node.slice, frame)
         if base is UNKNOWN and is_at(node):   # `x.at[...]` of an unknown `x`
             ev.eval(node.slice, frame)

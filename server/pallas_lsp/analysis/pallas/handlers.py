@@ -7,7 +7,7 @@ import ast
 from typing import Any
 
 from .. import checks
-from ..arrays.values import traced_int32
+from ..arrays.values import dtype_of_name, traced_int32
 from ..interp.frame import Arg, CallArgs, Evaluator, Frame
 from ..values import SCALAR, SLICE, UNKNOWN, Api, Const, Loc, Seq, SliceV, join
 from .buffers import check_copy, copy_bytes
@@ -263,18 +263,27 @@ def _text(call: CallArgs, arg: Arg | None) -> str | None:
     return call.frame.block.segment(arg.node)
 
 
+def _dtype_text(call: CallArgs, arg: Arg | None) -> str | None:
+    """A dtype argument as `jnp.<name>` when its value names one (`x.dtype` of a known
+    array, `o_ref.dtype`), else its source text."""
+    dtype = dtype_of_name(arg.value.qname) if arg is not None and isinstance(arg.value, Api) else None
+    if dtype is not None:
+        return f"jnp.{'bool_' if dtype.name == 'bool' else dtype.name}"
+    return _text(call, arg)
+
+
 def array_spec(ev: Evaluator, spec: Spec, call: CallArgs) -> Any:
     shape = call.param(spec.params.index("shape"), "shape")
     dims = dims_of(shape.value, shape.node, call.frame) if shape is not None else None
     dtype = call.param(spec.params.index("dtype"), "dtype")
-    return ArraySpecV(dims, _text(call, dtype), None, _loc(call.frame, call.node))
+    return ArraySpecV(dims, _dtype_text(call, dtype), None, _loc(call.frame, call.node))
 
 
 def memory_space_buffer(ev: Evaluator, spec: MemorySpace, call: CallArgs) -> Any:
     """`pltpu.VMEM((8, 128), jnp.float32)`: a buffer of that shape in that space."""
     shape = call.param(0, "shape")
     dims = dims_of(shape.value, shape.node, call.frame) if shape is not None else None
-    return ArraySpecV(dims, _text(call, call.param(1, "dtype")), spec.space, _loc(call.frame, call.node))
+    return ArraySpecV(dims, _dtype_text(call, call.param(1, "dtype")), spec.space, _loc(call.frame, call.node))
 
 
 def _space_name(value: Any) -> str | None:

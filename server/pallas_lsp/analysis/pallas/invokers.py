@@ -35,7 +35,7 @@ from ..values import (
     SeqTail,
     join,
 )
-from .buffers import array_spec_of, io_buffers, scratch_buffer
+from .buffers import array_spec_of, block_buffer, io_buffers, scratch_buffer
 from .counting import replay_would_help, unroll_trips
 from .model import Binding, Invoker
 from .sems import Sem, SemType, Site, allocate, holds_sem, map_sems
@@ -276,13 +276,16 @@ def _own_run(ctx: Context, concurrent: bool = False) -> Iterator[None]:
 
 def _with_buffers(front: list[ArgOrStar], outs: list | None, buffers: tuple[list, list],
                   n_prefetch: int) -> tuple[list[ArgOrStar], list | None]:
-    """The kernel's input and output refs, each unknown one (or array) replaced by its
-    buffer ref (outside the kernel the outputs stay arrays: `outs` is not changed in place)."""
+    """The kernel's refs: scalar-prefetch arrays whole, input and output blocks, each
+    unknown one (or array) replaced by its buffer ref (outside the kernel the outputs stay
+    arrays: `outs` is not changed in place)."""
     inputs, outputs = buffers
     if len(front) == n_prefetch + len(inputs):
-        front = front[:n_prefetch] + [Arg(buf) if isinstance(a, Arg) and (a.value is UNKNOWN or isinstance(
-                                          a.value, ArraySpecV)) and buf is not UNKNOWN else a
-                                      for a, buf in zip(front[n_prefetch:], inputs)]
+        prefetch = [Arg(block_buffer(a.value, None, True)) if isinstance(a, Arg) and isinstance(a.value, ArraySpecV)
+                    else a for a in front[:n_prefetch]]
+        front = prefetch + [Arg(buf) if isinstance(a, Arg) and (a.value is UNKNOWN or isinstance(
+                                a.value, ArraySpecV)) and buf is not UNKNOWN else a
+                            for a, buf in zip(front[n_prefetch:], inputs)]
     if outs is not None and len(outs) == len(outputs):
         outs = [buf if v is UNKNOWN else v for v, buf in zip(outs, outputs)]
     return front, outs
