@@ -1,7 +1,7 @@
 """The analysis's memo tables, held by one explicit object.
 
 Parsed trees, the names each block binds, the creator facts of each block, canonical
-names, the `nonlocal` names of each function, how often it binds each name, the parent
+names, the array model's answers, the `nonlocal` names of each function, how often it binds each name, the parent
 of each node of a block and its `.at[...]` views and functions are pure functions of
 their keys, so they are shared by every document (equal text, equal answer) and bounded.  `CACHES` is
 the one instance; `CACHES.clear()` empties every table (tests, a long-running server
@@ -50,6 +50,8 @@ class Caches:
         self.block_names: BoundedMemo[str, frozenset] = BoundedMemo(20_000)
         self.facts: BoundedMemo[tuple, Any] = BoundedMemo(20_000)
         self.canonical: BoundedMemo[str, str] = BoundedMemo(100_000)
+        # (operation, its arguments) -> the array model's answer (kernels repeat their operations)
+        self.array_ops: BoundedMemo[tuple, Any] = BoundedMemo(20_000, 1 / 3)
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
         self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
         self.bindings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # def node -> {name: times bound}
@@ -57,7 +59,7 @@ class Caches:
         self.views_and_defs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # block tree -> `.at` views, defs
 
     def clear(self) -> None:
-        for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical):
+        for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical, self.array_ops):
             memo.clear()
         self.nonlocals.clear()
         self.generators.clear()

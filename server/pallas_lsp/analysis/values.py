@@ -42,11 +42,13 @@ SCALAR = _Scalar()
 
 class DomainValue:
     """A value a domain makes.  The lattice asks the value itself: `join` at merges,
-    `same` at loop fixpoints, `signature` for memo keys; `loop_tracked` values make a
+    `same` at loop fixpoints, `signature` for memo keys; `noted` values are told to the
+    domains where the document names them (hover); `loop_tracked` values make a
     loop run another round while they change (others settle with their join)."""
 
     __slots__ = ()
     loop_tracked = False
+    noted = False      # the domains are told where it is named (hover)
 
     def join(self, other: Any) -> Any:
         """The least upper bound with `other` (a different value; maybe not a domain's)."""

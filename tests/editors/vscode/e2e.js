@@ -287,7 +287,8 @@ async function setCheckbox(page, key, value) {
 }
 
 async function scenarioInlayHints(page) {
-  // off by default; on, each kernel parameter shows what pallas_call binds to it
+  // off by default; on, each kernel parameter shows what pallas_call binds to it, and each
+  // assignment in a kernel body its value
   await setCheckbox(page, "pallas.inlayHints", true);
   await page.keyboard.press("Control+W");
   await openFile(page, "kernel_index.py");
@@ -296,6 +297,24 @@ async function scenarioInlayHints(page) {
   log("inlay hints:", flat(await hinted.innerText()));
   await page.waitForTimeout(300);
   await page.screenshot({ path: `${SHOTS}/vscode-inlay-hints.png` });
+
+  // in a kernel body, each assignment shows its value's shape and dtype; hover shows any value's
+  await openFile(page, "kernel_values.py");
+  const valued = page.locator(".part.editor .monaco-editor .view-line", { hasText: "acc: f32[128, 256]" }).first();
+  await valued.waitFor({ timeout: 30000 });
+  log("value hints:", flat(await valued.innerText()));
+  const line = page.locator(".part.editor .monaco-editor .view-line", { hasText: "scale = jnp.max" }).first();
+  const box = await line.boundingBox();
+  const token = line.locator("span span", { hasText: /^scale$/ }).first();
+  const at = (await token.count()) ? await token.boundingBox() : { x: box.x + 40, y: box.y, width: 30, height: box.height };
+  await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
+  const hover = page.locator(".monaco-hover", { hasText: "f32[128, 1]" }).first();
+  await hover.waitFor({ timeout: 15000 });
+  log("value hover:", flat(await hover.innerText()).slice(0, 200));
+  await page.waitForTimeout(500); // let the hover finish fading in
+  await page.screenshot({ path: `${SHOTS}/vscode-values.png` });
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+W");
   await setCheckbox(page, "pallas.inlayHints", false);
   await page.keyboard.press("Control+W");
 }

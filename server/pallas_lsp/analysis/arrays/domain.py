@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any
 
+from ..caches import CACHES
 from ..interp.domain import NOT_MINE, Domain
 from ..interp.frame import Arg as CallArg
 from ..interp.frame import CallArgs, Evaluator, Frame
@@ -27,7 +28,7 @@ _PROPERTIES = frozenset({"shape", "dtype", "ndim", "size", "T"})
 _INFOS = ("finfo", "iinfo")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NamedValue:
     """An array value named somewhere in the analysed document (what hover shows)."""
 
@@ -41,15 +42,17 @@ class ArrayDomain(Domain):
     """Stateless: what it learns of an entry goes to the entry's `Context`."""
 
     def call_name(self, ev: Evaluator, qname: str, call: CallArgs) -> Any:
+        if qname in OPS:
+            return _applied(qname, [], call, _loc(call))
+        if not qname.startswith(("jax.numpy.", "numpy.")):
+            return NOT_MINE
         kind = qname.rsplit(".", 1)[-1]
-        if kind in _INFOS and qname.startswith(("jax.numpy.", "numpy.")):
+        if kind in _INFOS:
             dtype = _dtype_argument(call)
             return TypeInfo(kind, dtype) if dtype is not None else NOT_MINE
-        if qname.startswith("numpy.") and dtype_of_name(qname) is not None:
-            qname = f"jax.{qname}"   # `np.float32(0.5)`: a NumPy scalar, strong, as jnp's
-        if qname not in OPS:
-            return NOT_MINE
-        return _applied(qname, [], call, _loc(call))
+        if qname.startswith("numpy.") and f"jax.{qname}" in OPS and dtype_of_name(qname) is not None:
+            return _applied(f"jax.{qname}", [], call, _loc(call))   # `np.float32(0.5)`: strong, as jnp's
+        return NOT_MINE
 
     def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
         if isinstance(callee, ArrayMethod):
@@ -61,17 +64,17 @@ class ArrayDomain(Domain):
         if isinstance(obj, ArrayValue):
             name = f"Array.{attr}"
             if attr in _PROPERTIES:
-                return from_result(apply(name, [obj.array], {}), obj.origin)
+                return from_result(_model(name, [obj.array], {}), obj.origin)
             return ArrayMethod(obj.array, attr) if name in OPS else UNKNOWN
         if isinstance(obj, TypeInfo):
-            return from_result(apply(f"jax.numpy.{obj.kind}.{attr}", [DTypeArg(obj.dtype)], {}), None)
+            return from_result(_model(f"jax.numpy.{obj.kind}.{attr}", [DTypeArg(obj.dtype)], {}), None)
         return NOT_MINE
 
     def subscript(self, ev: Evaluator, base: Any, node: ast.Subscript, frame: Frame) -> Any:
         if not isinstance(base, ArrayValue):
             return NOT_MINE
         index = _index(ev, node.slice, frame)
-        return from_result(apply("Array.__getitem__", [base.array, index], {}), frame.loc(node))
+        return from_result(_model("Array.__getitem__", [base.array, index], {}), frame.loc(node))
 
     def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any) -> Any:
         name = _BINARY.get(type(op))
@@ -86,9 +89,28 @@ class ArrayDomain(Domain):
         return _operator(name, (left, right)) if name is not None else NOT_MINE
 
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
+        """Keep one record per place, value and kind of run (a loop body runs several
+        rounds, a helper once per call)."""
         if type(value) is ArrayValue:
             in_kernel = any(g is not None for g in ev.ctx.grids)
-            ev.ctx.views.append(NamedValue(frame.block, node, value, in_kernel))
+            seen = ev.ctx.state.setdefault(self, set())
+            key = (id(node), value.array, in_kernel)
+            if key not in seen:
+                seen.add(key)
+                ev.ctx.views.append(NamedValue(frame.block, node, value, in_kernel))
+
+
+def _model(name: str, args: list[Arg], kwargs: dict[str, Arg]) -> Any:
+    """The model's answer (`table.apply`), memoised: kernels repeat their operations."""
+    key = (name, tuple(args), tuple(kwargs.items()))
+    try:
+        hit = CACHES.array_ops.get(key, _MISSING)
+    except TypeError:   # an unhashable static value
+        return apply(name, args, kwargs)
+    return hit if hit is not _MISSING else CACHES.array_ops.put(key, apply(name, args, kwargs))
+
+
+_MISSING = object()
 
 
 def _loc(call: CallArgs) -> Loc | None:
@@ -100,7 +122,7 @@ def _operator(name: str, operands: tuple) -> Any:
     if not any(isinstance(v, ArrayValue) for v in operands):
         return NOT_MINE
     origin = next(v.origin for v in operands if isinstance(v, ArrayValue))
-    result = apply(f"operator.{name}", [to_arg(v) for v in operands], {})
+    result = _model(f"operator.{name}", [to_arg(v) for v in operands], {})
     return NOT_MINE if result is None else from_result(result, origin)
 
 
@@ -112,7 +134,7 @@ def _applied(name: str, front: list[Arg], call: CallArgs, origin: Loc | None) ->
         return NOT_MINE
     args = [*front, *(to_arg(a.value, a.node) for a in call.args if isinstance(a, CallArg))]
     kwargs = {k: to_arg(a.value, a.node) for k, a in call.kwargs.items()}
-    result = apply(name, args, kwargs)
+    result = _model(name, args, kwargs)
     return NOT_MINE if result is None else from_result(result, origin)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DType:
     """An element type: numpy's `name` (`"float32"`, `"bfloat16"`) and JAX's weak flag."""
 

@@ -18,7 +18,7 @@ Shape = tuple[Dim, ...]
 UNKNOWN_DIM = "?"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ArrayV:
     """An array value: `shape=None` means rank unknown, `dtype=None` dtype unknown."""
 

@@ -21,13 +21,14 @@ _DTYPE_MODULES = ("jax.numpy.", "numpy.", "jax.dtypes.", "ml_dtypes.")
 _BUILTIN_DTYPES = frozenset({"float", "int", "bool"})
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class ArrayValue(DomainValue):
     """A jax array value (a traced value in a kernel body) with its static parts."""
 
     array: ArrayV
     origin: Loc | None = None    # the expression that computed it
     loop_tracked = True
+    noted = True
 
     def join(self, other: Any) -> Any:
         if self.array.shape == () and (other is SCALAR or is_number(other)):
@@ -45,7 +46,7 @@ class ArrayValue(DomainValue):
         return ("array", self.array)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class ArrayMethod(DomainValue):
     """`x.astype`, `x.sum`, ...: an array's method awaiting its call."""
 
@@ -56,7 +57,7 @@ class ArrayMethod(DomainValue):
         return ("method", self.array, self.name)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class TypeInfo(DomainValue):
     """`jnp.finfo(t)` / `jnp.iinfo(t)`: its fields are read by attribute."""
 

@@ -62,7 +62,7 @@ class Interpreter(StatementInterpreter):
     # ------------------------------------------------------------------ names and attributes
     def _name(self, node: ast.Name, frame: Frame) -> Any:
         v = self.lookup(node.id, frame)
-        if isinstance(v, DomainValue):
+        if isinstance(v, DomainValue) and v.noted:
             self.note(node, v, frame)
         return v
 
@@ -70,7 +70,7 @@ class Interpreter(StatementInterpreter):
         base = self.eval(node.value, frame)
         self._frame_hint = frame
         v = self.attribute(base, node.attr)
-        if isinstance(v, DomainValue):
+        if isinstance(v, DomainValue) and v.noted:
             self.note(node, v, frame)
         return v
 
@@ -115,7 +115,7 @@ class Interpreter(StatementInterpreter):
     def _noted(self, node: ast.AST, value: Any, frame: Frame) -> Any:
         """A domain's value computed by an expression of the document: the domains are told
         (hover on any expression)."""
-        if isinstance(value, DomainValue):
+        if isinstance(value, DomainValue) and value.noted:
             self.note(node, value, frame)
         return value
 

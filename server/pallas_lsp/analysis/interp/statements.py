@@ -307,7 +307,7 @@ class StatementInterpreter(CallingInterpreter):
         if t is ast.Name:
             assert isinstance(target, ast.Name)
             self._assign_name(target.id, value, frame)
-            if isinstance(value, DomainValue):
+            if isinstance(value, DomainValue) and value.noted:
                 self.note(target, value, frame)
         elif t in (ast.Tuple, ast.List):
             assert isinstance(target, (ast.Tuple, ast.List))

@@ -25,7 +25,7 @@ from .sems import Sem, SemType, Site, map_sems
 from .values import AtProperty, BufferRef
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NamedSem:
     """A semaphore named somewhere in the analysed document (what hover shows)."""
 

@@ -55,6 +55,7 @@ class Sem(DomainValue):
     """A semaphore ref (or a view of one)."""
 
     loop_tracked = True   # a loop runs again while a semaphore changes
+    noted = True          # hover shows it
 
     kind: str
     dims: tuple | None    # None: non-scalar, rank differs between paths
