@@ -17,6 +17,7 @@ def attention_kernel(lengths_ref, q_ref, k_ref, v_ref, o_ref, *, block_k, scale)
     q = q_ref[...].astype(jnp.float32) * scale
     block_q, head_dim = q.shape
     num_kv_blocks = k_ref.shape[0] // block_k
+    mask_value = jnp.finfo(jnp.float32).min
 
     def kv_step(j, carry):
         m_prev, l_prev, acc_prev = carry
@@ -25,7 +26,7 @@ def attention_kernel(lengths_ref, q_ref, k_ref, v_ref, o_ref, *, block_k, scale)
         v = v_ref[pl.ds(start, block_k), :]
         s = q @ k.astype(jnp.float32).T
         col = start + lax.broadcasted_iota(jnp.int32, (block_q, block_k), 1)
-        s = jnp.where(col < length, s, jnp.finfo(jnp.float32).min)
+        s = jnp.where(col < length, s, mask_value)
         m_new = jnp.maximum(m_prev, s.max(axis=-1, keepdims=True))
         p = jnp.exp(s - m_new)
         alpha = jnp.exp(m_prev - m_new)

@@ -104,8 +104,9 @@ def transpose_scale_kernel(x_ref, pattern_ref, o_ref):
     xt = x.T
     period = pattern_ref.shape[1]
     scale = jnp.tile(pattern_ref[...], (1, xt.shape[1] // period))
-    y = np.float32(2.0) * xt * scale
-    o_ref[...] = y[None]
+    doubled = np.float32(2.0) * xt
+    y = (doubled * scale)[None]
+    o_ref[...] = y
 
 
 def transpose_scale(x, pattern, *, bm=16, bn=128):

@@ -44,8 +44,9 @@ def layer_norm(x, gamma, beta, *, block_rows=8, eps=1e-5):
 def rms_norm_kernel(x_ref, w_ref, o_ref):
     x = x_ref[...]
     x_f32 = x.astype(jnp.float32)
+    eps = jnp.float32(1e-6)
     ms = jnp.mean(x_f32 * x_f32, axis=-1, keepdims=True)
-    normed = x_f32 * lax.rsqrt(ms + jnp.float32(1e-6))
+    normed = x_f32 * lax.rsqrt(ms + eps)
     weight = w_ref[...]
     out = normed.astype(x.dtype) * (1.0 + weight)
     o_ref[...] = out
