@@ -84,6 +84,6 @@ def flash_attention(q, k, v, *, causal=True, block_q=16, block_k=128):
 
 
 def trace():
-    q = jnp.ones((1, 2, 32, 128), jnp.bfloat16)
-    kv = jnp.ones((1, 2, 256, 128), jnp.bfloat16)
+    q = jnp.ones((1, 1, 32, 128), jnp.bfloat16)
+    kv = jnp.ones((1, 1, 256, 128), jnp.bfloat16)
     flash_attention(q, kv, kv)

@@ -123,7 +123,7 @@ def transpose_scale(x, pattern, *, bm=16, bn=128):
 
 
 def trace():
-    column_sum(jnp.ones((32, 256), jnp.bfloat16))
-    channel_stats(jnp.ones((3, 16, 128), jnp.bfloat16))
+    column_sum(jnp.ones((16, 128), jnp.bfloat16))
+    channel_stats(jnp.ones((2, 16, 128), jnp.bfloat16))
     self_attention(jnp.ones((8, 128), jnp.bfloat16), jnp.zeros((8, 8), jnp.float32))
-    transpose_scale(jnp.ones((32, 256), jnp.bfloat16), jnp.ones((1, 8), jnp.float32))
+    transpose_scale(jnp.ones((16, 256), jnp.bfloat16), jnp.ones((1, 8), jnp.float32))

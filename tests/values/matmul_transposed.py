@@ -68,6 +68,6 @@ def bmm(a, b, *, heads_per_block=2):
 
 
 def trace():
-    linear(jnp.ones((32, 256), jnp.bfloat16), jnp.ones((128, 256), jnp.bfloat16),
+    linear(jnp.ones((16, 256), jnp.bfloat16), jnp.ones((128, 256), jnp.bfloat16),
            jnp.zeros((1, 128), jnp.bfloat16))
     bmm(jnp.ones((4, 8, 128), jnp.bfloat16), jnp.ones((4, 128, 128), jnp.bfloat16))

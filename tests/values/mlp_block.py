@@ -76,7 +76,7 @@ def gelu_mlp(x, w1, b1, w2, b2, *, bm=8):
 
 
 def trace():
-    x = jnp.ones((32, 128), jnp.bfloat16)
+    x = jnp.ones((16, 128), jnp.bfloat16)
     w = jnp.ones((128, 256), jnp.bfloat16)
     swiglu(x, w, w, jnp.ones((256, 128), jnp.bfloat16))
     gelu_mlp(jnp.ones((16, 128), jnp.bfloat16), w, jnp.zeros((1, 256), jnp.bfloat16),

@@ -74,9 +74,9 @@ def int8_matmul(x, w, x_scale, w_scale, *, bm=32, bk=128, bn=128):
 
 
 def trace():
-    x = jnp.ones((32, 256), jnp.bfloat16)
-    y = jnp.ones((256, 256), jnp.bfloat16)
+    x = jnp.ones((16, 256), jnp.bfloat16)
+    y = jnp.ones((256, 128), jnp.bfloat16)
     matmul(x, y)
-    xq = jnp.ones((64, 256), jnp.int8)
+    xq = jnp.ones((32, 256), jnp.int8)
     wq = jnp.ones((256, 128), jnp.int8)
-    int8_matmul(xq, wq, jnp.ones((64, 1), jnp.float32), jnp.ones((1, 128), jnp.float32))
+    int8_matmul(xq, wq, jnp.ones((32, 1), jnp.float32), jnp.ones((1, 128), jnp.float32))
