@@ -301,7 +301,11 @@ register(_each(([X], {}), ([X, Py(2), Py(0), Py(1)], {}), ([X, Py((2, 0, 1))], {
                ([X, Py(0), Py(0), Py(1)], {})), "Array.transpose")
 register(_each(([X], {}), ([arr(())], {}), ([arr((3,), "bfloat16", True)], {})), "Array.T")
 register(_each(([X, Py(0), Py(-1)], {}), ([X, Py(0), Py(3)], {}), ([X, Py(1), Py(1)], {})),
-         "jax.numpy.swapaxes")
+         "jax.numpy.swapaxes", "Array.swapaxes")
+register(_each(([X, Py(8)], {}), ([arr((), "int32"), Py((2, 4))], {}), ([arr((), "int32", True), Py(128)], {})),
+         "pl.multiple_of")
+register(_each(([X], {}), ([X], {"approx": Py(True)}), ([arr((8, 128), "bfloat16")], {"full_range": Py(False)}),
+               ([arr((), "float32", True)], {})), "pl.reciprocal")
 register(_each(([X, Py(0), Py(-1)], {}), ([X, Py((0, 1)), Py((2, 0))], {}),
                ([X, Py(3), Py(0)], {}), ([X, Py((0, 1)), Py(0)], {})), "jax.numpy.moveaxis")
 register(_each(([X, Py(0)], {}), ([X, Py(-1)], {}), ([X, Py((0, 2))], {}),
@@ -435,9 +439,12 @@ register(_each(([Py(8)], {}), ([Py(2), Py(10)], {}), ([Py(0), Py(10), Py(3)], {}
 
 
 def array_of() -> Iterator[Case]:
-    for value in [Py(2.0), Py(3), Py(True), *OPERANDS[:7], arr(())]:
+    lists = [Py((1, 2, 3)), Py((1.0, 2)), Py((True, False)), Py(((1, 2), (3, 4), (5, 6))), Py((0,)),
+             Py(((1, 2), (3,))), Py(())]
+    for value in [Py(2.0), Py(3), Py(True), *OPERANDS[:7], arr(()), *lists]:
         yield [value], {}
         yield [value], {"dtype": dt("bfloat16")}
+    yield [Py((1, 2))], {"dtype": dt("int32")}
 
 
 register(array_of, "jax.numpy.array", "jax.numpy.asarray")

@@ -111,17 +111,43 @@ def arange_dtype(bound: Bound) -> DTypeResult:
 
 
 def array_shape(bound: Bound) -> ShapeResult:
+    nested = _nested(bound["a"])
+    if nested is not None:
+        return nested[0]
     a = as_array(bound["a"])
     return None if a is None else a.shape
 
 
 def array_dtype(bound: Bound) -> DTypeResult:
     """`jnp.array(x)` / `asarray(x)`: `x`'s dtype; a Python scalar keeps its weak flag
-    with `asarray` (`strong=False`) and loses it with `array`."""
+    with `asarray` (`strong=False`) and loses it with `array`; a (nested) list of Python
+    numbers is int32, float32 or bool, strong."""
     if not is_none(bound["dtype"]):
         return as_dtype(bound["dtype"])
+    nested = _nested(bound["a"])
+    if nested is not None:
+        return nested[1]
     a = as_array(bound["a"])
     return None if a is None else a.dtype
+
+
+def _nested(arg: Arg) -> tuple[tuple[int, ...], DType] | None:
+    """The shape and dtype of a rectangular, non-empty (nested) tuple of Python numbers."""
+    if not isinstance(arg, Py) or not isinstance(arg.value, tuple) or not arg.value:
+        return None
+    shape: list[int] = []
+    level: list = [arg.value]
+    while all(isinstance(v, tuple) for v in level):
+        sizes = {len(v) for v in level}
+        if len(sizes) != 1 or 0 in sizes:
+            return None
+        shape.append(sizes.pop())
+        level = [x for v in level for x in v]
+    kinds = {type(v) for v in level}
+    if not kinds <= {int, float, bool}:
+        return None
+    dtype = FLOAT32 if float in kinds else INT32 if int in kinds else DType("bool")
+    return tuple(shape), dtype
 
 
 def constructor(name: str) -> DTypeRule:

@@ -129,6 +129,14 @@ def same_shape_of(name: str) -> ShapeRule:
     return lambda bound: _shape_of(bound, name)
 
 
+def same_dtype_of(name: str) -> DTypeRule:
+    """The named operand's dtype, weak flag included."""
+    def rule(bound: Bound) -> DTypeResult:
+        array = operand(bound, name)
+        return None if array is None else array.dtype
+    return rule
+
+
 def _shape_of(bound: Bound, name: str) -> ShapeResult:
     array = operand(bound, name)
     return None if array is None else array.shape

@@ -246,6 +246,7 @@ _STRUCTURAL: list[OpSpec] = [
            _SAME_DTYPE),
     OpSpec("Array.T", _A, st.reversed_shape, _SAME_DTYPE),
     OpSpec("jax.numpy.swapaxes", _p("a", "axis1", "axis2"), st.swapaxes_shape, _SAME_DTYPE),
+    OpSpec("Array.swapaxes", _p("a", "axis1", "axis2"), st.swapaxes_shape, _SAME_DTYPE),
     OpSpec("jax.numpy.moveaxis", _p("a", "source", "destination"), st.moveaxis_shape,
            _SAME_DTYPE),
     OpSpec("jax.numpy.expand_dims", _p("a", "axis"), st.expand_dims_shape, _SAME_DTYPE),
@@ -277,6 +278,14 @@ _STRUCTURAL: list[OpSpec] = [
     OpSpec("jax.lax.bitcast_convert_type", _p("operand", "new_dtype"),
            st.bitcast_convert_shape, st.target_dtype("new_dtype")),
     OpSpec("Array.__getitem__", _p("a", "index"), ix.getitem_shape, ix.getitem_dtype),
+]
+
+# Pallas's hints on values: the value itself (their abstract evaluation returns its aval)
+_PALLAS_VALUES: list[OpSpec] = [
+    OpSpec("pl.multiple_of", _p("x", "values"), rd.same_shape_of("x"), rd.same_dtype_of("x")),
+    OpSpec("pl.reciprocal", Params(("x",), keyword=("approx", "full_range"),
+                                   defaults={"approx": Py(False), "full_range": Py(True)}),
+           rd.same_shape_of("x"), rd.same_dtype_of("x")),
 ]
 
 _PROPERTIES: list[OpSpec] = [
@@ -321,7 +330,7 @@ _CREATION: list[OpSpec] = [
 OPS: Mapping[str, OpSpec] = {
     spec.name: spec
     for spec in [*_ELEMENTWISE, *_CONTRACTIONS, *_REDUCTION_SPECS, *_STRUCTURAL,
-                 *_PROPERTIES, *_CREATION]
+                 *_PROPERTIES, *_CREATION, *_PALLAS_VALUES]
 }
 
 

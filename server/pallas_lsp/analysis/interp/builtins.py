@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -181,6 +182,27 @@ def _number(ev: Evaluator, call: CallArgs) -> Any:
     return SCALAR
 
 
+def _math(fn: Callable[..., Any]) -> Builtin:
+    """`math.sqrt(2.0)`, `float(d)`, `max(a, b)`: Python's answer on known numbers, else one
+    number."""
+    def compute(ev: Evaluator, call: CallArgs) -> Any:
+        values = call.values()
+        if call.kwargs or not values or not all(isinstance(v, Const) and type(v.value) in (int, float, bool)
+                                                 for v in values):
+            return _number(ev, call)
+        try:
+            result = fn(*(v.value for v in values))
+        except (ValueError, OverflowError, TypeError, ZeroDivisionError):
+            return SCALAR
+        return Const(result) if type(result) in (int, float, bool) else SCALAR
+    return compute
+
+
+# Numbers the standard library and JAX name (all plain Python floats).
+CONSTANTS = {f"{module}.{name}": value for module in ("math", "numpy", "jax.numpy")
+             for name, value in (("pi", math.pi), ("e", math.e), ("inf", math.inf))}
+
+
 def _dict(ev: Evaluator, call: CallArgs) -> Any:
     if call.args or "**" in call.kwargs:
         return UNKNOWN
@@ -222,6 +244,8 @@ BUILTINS: dict[str, Builtin] = {
     "tuple": _sequence(False),
     "list": _sequence(True),
     "dict": _dict,
-    **{name: _number for name in ("int", "min", "max", "abs", "sum")},
+    **{name: _math(fn) for name, fn in (("int", int), ("float", float), ("min", min), ("max", max), ("abs", abs))},
+    "sum": _number,
+    **{f"math.{name}": _math(getattr(math, name)) for name in ("sqrt", "exp", "log", "log2", "ceil", "floor")},
     **ITERTOOLS,
 }

@@ -39,6 +39,7 @@ from ..values import (
 )
 from .domain import NOT_MINE
 from .frame import MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, maybe_runs
+from .builtins import CONSTANTS
 from .operators import PLAIN, binop, compare, truth
 from .statements import StatementInterpreter
 
@@ -85,7 +86,9 @@ class Interpreter(StatementInterpreter):
             ws = self.ctx.module.workspace
             return ws.resolve(f"{obj.name}.{attr}", obj.from_path, self.ctx) if ws is not None else UNKNOWN
         if isinstance(obj, Api):
-            return Api(child(obj.qname, attr))
+            name = child(obj.qname, attr)
+            constant = CONSTANTS.get(name)
+            return Api(name) if constant is None else Const(constant)
         if isinstance(obj, Instance):
             if attr in obj.fields:
                 return obj.fields[attr]

@@ -5,6 +5,7 @@ another type (`PLAIN` says which are Python's) is first a question for the domai
 from __future__ import annotations
 
 import ast
+import operator
 from typing import Any
 
 from ..values import (
@@ -68,25 +69,26 @@ def binop(a: Any, op: ast.operator, b: Any) -> Any:
         if not isinstance(op, (ast.Add, ast.Mult, ast.MatMult)):
             return SCALAR
         return UNKNOWN
-    if isinstance(a, Const) and isinstance(b, Const):
-        x, y = a.value, b.value
-        if type(x) in (int, bool) and type(y) in (int, bool):
-            try:
-                if isinstance(op, ast.Add):
-                    return Const(x + y)
-                if isinstance(op, ast.Sub):
-                    return Const(x - y)
-                if isinstance(op, ast.Mult):
-                    return Const(x * y)
-                if isinstance(op, ast.FloorDiv):
-                    return Const(x // y)
-                if isinstance(op, ast.Mod):
-                    return Const(x % y)
-                if isinstance(op, ast.Pow) and 0 <= y < 64:
-                    return Const(x ** y)
-            except (ZeroDivisionError, OverflowError):
-                return UNKNOWN
+    if isinstance(a, Const) and isinstance(b, Const) and type(a.value) in _NUMBERS and type(b.value) in _NUMBERS:
+        return _arithmetic(op, a.value, b.value)
     return UNKNOWN
+
+
+_NUMBERS = (int, float, bool)
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+
+
+def _arithmetic(op: ast.operator, x: Any, y: Any) -> Any:
+    """Python's arithmetic on two known numbers (an int power only with a small exponent)."""
+    fn = _ARITHMETIC.get(type(op))
+    if fn is None or isinstance(op, ast.Pow) and type(y) is not float and not -64 <= y < 64:
+        return UNKNOWN
+    try:
+        result = fn(x, y)
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return UNKNOWN
+    return Const(result) if type(result) in _NUMBERS else UNKNOWN
 
 
 _ORDER = {ast.Lt: lambda x, y: x < y, ast.LtE: lambda x, y: x <= y,

@@ -80,6 +80,16 @@ def array_spec_of(value: Any) -> Any:
     return ArraySpecV(array.shape, dtype, None, value.origin)
 
 
+def array_of_spec(spec: ArraySpecV) -> Any:
+    """The array a `pallas_call` returns for an `out_shape` entry (UNKNOWN when even its
+    rank is not given)."""
+    dims = _static_dims(spec.shape)
+    if dims is None:
+        return UNKNOWN
+    name = dtype_name(spec.dtype)
+    return ArrayValue(ArrayV(dims, by_name(name) if name is not None else None), spec.loc)
+
+
 def scratch_buffer(value: Any) -> Any:
     """What the kernel gets for a scratch type that is not a semaphore: a buffer ref for
     `pltpu.VMEM(shape, dtype)` and the other memory spaces, else UNKNOWN."""

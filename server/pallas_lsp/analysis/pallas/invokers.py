@@ -35,7 +35,7 @@ from ..values import (
     SeqTail,
     join,
 )
-from .buffers import array_spec_of, block_buffer, io_buffers, scratch_buffer
+from .buffers import array_of_spec, array_spec_of, block_buffer, io_buffers, scratch_buffer
 from .counting import replay_would_help, unroll_trips
 from .model import Binding, Invoker
 from .sems import Sem, SemType, Site, allocate, holds_sem, map_sems
@@ -161,7 +161,10 @@ def apply_pallas_call(ev: Evaluator, callable_: PallasCallable, call: CallArgs) 
     invoke_kernel(ev, callable_, operands)
     if record.outs is None:
         return UNKNOWN
-    return Seq(tuple(record.outs)) if record.out_is_seq else record.outs[0]
+    # what the caller gets: the arrays `out_shape` describes (semaphore outputs: the refs)
+    shapes = record.out_shape.items if record.out_is_seq else (record.out_shape,)
+    results = [array_of_spec(s) if isinstance(s, ArraySpecV) else v for s, v in zip(shapes, record.outs)]
+    return Seq(tuple(results)) if record.out_is_seq else results[0]
 
 
 def _scratch_refs(scratch: Any) -> tuple[list[Arg] | None, dict[str, Arg]]:
