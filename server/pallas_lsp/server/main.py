@@ -28,6 +28,7 @@ from .hover import hover as semaphore_hover
 from .hover import position
 from .protocol import PallasProtocol
 from .settings import ProjectConfigs, Selection, Settings, parse_settings
+from .warm_up import warm_up
 
 log = logging.getLogger(__name__)
 
@@ -151,6 +152,7 @@ def initialize(ls: PallasLanguageServer, params: types.InitializeParams) -> None
         publish=None if ls.features.pull_diagnostics else ls.publish,
         project_workspace=ls.project_workspace,
     )
+    ls.store.on_worker(warm_up)   # the analysis's one-time costs, before the first document
     log.info("pallas-lsp %s: %s diagnostics, position encoding %s", __version__,
              "pull" if ls.features.pull_diagnostics else "push",
              getattr(ls.workspace.position_encoding, "value", ls.workspace.position_encoding))

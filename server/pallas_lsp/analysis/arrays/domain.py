@@ -17,6 +17,7 @@ from ..values import UNKNOWN, Const, Loc
 from .args import Arg, DTypeArg, Py
 from .args import Seq as ArgSeq
 from .table import OPS, apply
+from .shapes import ArrayV
 from .values import ArrayMethod, ArrayValue, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
 
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
@@ -34,7 +35,7 @@ class NamedValue:
 
     block: Any
     node: ast.AST
-    value: ArrayValue
+    array: ArrayV
     in_kernel: bool       # named while a kernel body (or code it calls) runs
 
 
@@ -56,7 +57,7 @@ class ArrayDomain(Domain):
 
     def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
         if isinstance(callee, ArrayMethod):
-            answer = _applied(f"Array.{callee.name}", [callee.array], call, _loc(call))
+            answer = _applied(f"Array.{callee.name}", [callee.array], call, None)
             return UNKNOWN if answer is NOT_MINE else answer
         return NOT_MINE
 
@@ -64,7 +65,7 @@ class ArrayDomain(Domain):
         if isinstance(obj, ArrayValue):
             name = f"Array.{attr}"
             if attr in _PROPERTIES:
-                return from_result(_model(name, [obj.array], {}), obj.origin)
+                return from_result(_model(name, [obj.array], {}), None)
             return ArrayMethod(obj.array, attr) if name in OPS else UNKNOWN
         if isinstance(obj, TypeInfo):
             return from_result(_model(f"jax.numpy.{obj.kind}.{attr}", [DTypeArg(obj.dtype)], {}), None)
@@ -74,7 +75,7 @@ class ArrayDomain(Domain):
         if not isinstance(base, ArrayValue):
             return NOT_MINE
         index = _index(ev, node.slice, frame)
-        return from_result(_model("Array.__getitem__", [base.array, index], {}), frame.loc(node))
+        return from_result(_model("Array.__getitem__", [base.array, index], {}), None)
 
     def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any) -> Any:
         name = _BINARY.get(type(op))
@@ -97,7 +98,7 @@ class ArrayDomain(Domain):
             key = (id(node), value.array, in_kernel)
             if key not in seen:
                 seen.add(key)
-                ev.ctx.views.append(NamedValue(frame.block, node, value, in_kernel))
+                ev.ctx.views.append(NamedValue(frame.block, node, value.array, in_kernel))
 
 
 def _model(name: str, args: list[Arg], kwargs: dict[str, Arg]) -> Any:
@@ -121,9 +122,8 @@ def _operator(name: str, operands: tuple) -> Any:
     """A Python operator where an operand is an array value (else not this domain's)."""
     if not any(isinstance(v, ArrayValue) for v in operands):
         return NOT_MINE
-    origin = next(v.origin for v in operands if isinstance(v, ArrayValue))
     result = _model(f"operator.{name}", [to_arg(v) for v in operands], {})
-    return NOT_MINE if result is None else from_result(result, origin)
+    return NOT_MINE if result is None else from_result(result, None)
 
 
 def _applied(name: str, front: list[Arg], call: CallArgs, origin: Loc | None) -> Any:

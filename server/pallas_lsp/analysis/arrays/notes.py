@@ -77,7 +77,7 @@ def value_notes(views: list, live: set) -> list[ValueNote]:
     for view in views:
         if type(view) is NamedValue and view.block in live:
             key = (view.block, view.node)
-            found.setdefault(key, []).append(view.value.array)
+            found.setdefault(key, []).append(view.array)
             if view.in_kernel:
                 in_kernel.add(key)
     notes = []

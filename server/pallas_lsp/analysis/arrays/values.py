@@ -26,7 +26,7 @@ class ArrayValue(DomainValue):
     """A jax array value (a traced value in a kernel body) with its static parts."""
 
     array: ArrayV
-    origin: Loc | None = None    # the expression that computed it
+    origin: Loc | None = None    # the call that made it (a driver's `jnp.ones(...)`: where an operand is declared)
     loop_tracked = True
     noted = True
 
@@ -68,21 +68,25 @@ class TypeInfo(DomainValue):
         return ("info", self.kind, self.dtype)
 
 
-def traced_int32(origin: Loc | None = None) -> ArrayValue:
+_TRACED_INT32 = ArrayV((), INT32)
+_WEAK_INT32 = ArrayV((), DType(INT32.name, weak=True))
+
+
+def traced_int32() -> ArrayValue:
     """A traced `int32` scalar: `pl.program_id(0)`, a `fori_loop` index."""
-    return ArrayValue(ArrayV((), INT32), origin)
+    return ArrayValue(_TRACED_INT32)
 
 
-def loop_index(bounds: tuple, origin: Loc | None = None) -> Any:
+def loop_index(bounds: tuple) -> Any:
     """A `fori_loop` / `pl.loop` index: bounds that are all Python ints make JAX scan
     from a Python int (a weak int32); a traced int32 bound makes the index int32; with a
     bound of unknown kind it is some number."""
     if all(isinstance(b, Const) and type(b.value) is int for b in bounds):
-        return ArrayValue(ArrayV((), DType(INT32.name, weak=True)), origin)
+        return ArrayValue(_WEAK_INT32)
     traced = [b for b in bounds if isinstance(b, ArrayValue)]
     if traced and all(isinstance(b, Const) and type(b.value) is int or b in traced for b in bounds) \
             and all(b.array.shape == () and b.array.dtype == INT32 for b in traced):
-        return traced_int32(origin)
+        return traced_int32()
     return SCALAR
 
 

@@ -152,13 +152,13 @@ def read(ev: Evaluator, buf: BufferRef, node: ast.Subscript, frame: Frame) -> An
         if len(parts) == 1 and parts[0].kind is IndexKind.DROP:
             return SCALAR
         head = _open_view(buf.dims, parts)
-        return ArrayValue(ArrayV(None, dtype), frame.loc(node)) if head is not None else UNKNOWN
+        return ArrayValue(ArrayV(None, dtype)) if head is not None else UNKNOWN
     dims = view_dims(buf.dims, parts)
     if dims is None:
         return UNKNOWN
     if not dims and dtype is None:
         return SCALAR
-    return ArrayValue(ArrayV(dims, dtype), frame.loc(node))
+    return ArrayValue(ArrayV(dims, dtype))
 
 
 # --------------------------------------------------------------------------- the rule

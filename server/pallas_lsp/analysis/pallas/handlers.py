@@ -62,7 +62,7 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
             if spec.effect is not None:
                 note_event(ev.ctx, Event.SIGNAL if spec.effect is SemEffect.SIGNAL else Event.WAIT, arg.value,
                            call_loc, _elsewhere(spec, call), _count(spec, call))
-        return traced_int32(call_loc) if spec.reads_count else UNKNOWN
+        return traced_int32() if spec.reads_count else UNKNOWN
     nbytes = None
     if spec.copies is not None:
         copy_src, copy_dst = (call.param(spec.position(name), name) for name in spec.copies)
@@ -228,7 +228,7 @@ def library_class(ev: Evaluator, spec: Any, call: CallArgs) -> Any:
 
 def traced_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
     """`lax.axis_index(name)`: the device's index along a mesh axis, a traced int32."""
-    return traced_int32(_loc(call.frame, call.node))
+    return traced_int32()
 
 
 def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
@@ -242,7 +242,7 @@ def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
         replay = ctx.replay
         if replay is not None and grid is replay.call:   # a replay runs one grid point at a time
             return replay.grid_value(spec.name == "pl.num_programs", axis.value)
-    return traced_int32(call.frame.loc(call.node) if call.node is not None else None)
+    return traced_int32()
 
 
 def passthrough(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:

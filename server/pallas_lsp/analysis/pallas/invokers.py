@@ -343,7 +343,7 @@ def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     trips = unroll_trips(ev.ctx, vals[0], vals[1])
     if trips is not None:
         return _unrolled(ev, vals[2], trips, call, vals[3])
-    index = loop_index((vals[0], vals[1]), call.frame.loc(call.node) if call.node is not None else None)
+    index = loop_index((vals[0], vals[1]))
     with maybe_runs(ev.ctx):   # an unknown number of times
         if isinstance(vals[2], Func):
             carried = ev.call_function(vals[2], [Arg(index), Arg(vals[3])], {}, call.node, call.frame,
@@ -486,8 +486,7 @@ def apply_loop(ev: Evaluator, value: LoopDecorator, call: CallArgs) -> Any:
         return UNKNOWN
     with maybe_runs(ev.ctx):
         if isinstance(first.value, Func):
-            index = loop_index((value.lower, value.upper, value.step),
-                               call.frame.loc(call.node) if call.node is not None else None)
+            index = loop_index((value.lower, value.upper, value.step))
             ev.call_function(first.value, [Arg(index)], {}, call.node, call.frame, helper=False, loop_body=True)
         else:
             ev.call(first.value, [Arg(UNKNOWN)], {}, call.node, call.frame, helper=False)
