@@ -90,15 +90,10 @@ class ArrayDomain(Domain):
         return _operator(name, (left, right)) if name is not None else NOT_MINE
 
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
-        """Keep one record per place, value and kind of run (a loop body runs several
-        rounds, a helper once per call)."""
         if type(value) is ArrayValue:
-            in_kernel = any(g is not None for g in ev.ctx.grids)
-            seen = ev.ctx.state.setdefault(self, set())
-            key = (id(node), value.array, in_kernel)
-            if key not in seen:
-                seen.add(key)
-                ev.ctx.views.append(NamedValue(frame.block, node, value.array, in_kernel))
+            grids = ev.ctx.grids
+            in_kernel = bool(grids) and (grids[-1] is not None or any(g is not None for g in grids))
+            ev.ctx.views.append(NamedValue(frame.block, node, value.array, in_kernel))
 
 
 def _model(name: str, args: list[Arg], kwargs: dict[str, Arg]) -> Any:

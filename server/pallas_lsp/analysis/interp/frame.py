@@ -171,8 +171,6 @@ class Context:
     uncalled: int = 0                    # > 0 while running closures nothing calls (JAX never traces them)
     deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
     views: list[Any] = field(default_factory=list)      # what the domains noted for hover
-    # What each domain keeps for this entry while it runs, keyed by the domain (dropped after).
-    state: dict[Any, Any] = field(default_factory=dict)
     # Values a domain gives names the code leaves UNKNOWN (read by `lookup`).
     overrides: dict[Binding, Any] = field(default_factory=dict)
 
