@@ -152,7 +152,7 @@ def initialize(ls: PallasLanguageServer, params: types.InitializeParams) -> None
         publish=None if ls.features.pull_diagnostics else ls.publish,
         project_workspace=ls.project_workspace,
     )
-    ls.store.on_worker(warm_up)   # the analysis's one-time costs, before the first document
+    warm_up()   # the analysis's one-time costs, paid before the client may send a document
     log.info("pallas-lsp %s: %s diagnostics, position encoding %s", __version__,
              "pull" if ls.features.pull_diagnostics else "push",
              getattr(ls.workspace.position_encoding, "value", ls.workspace.position_encoding))

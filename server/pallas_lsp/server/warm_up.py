@@ -55,7 +55,11 @@ out = run(jnp.ones((16, 128), jnp.bfloat16), jnp.ones((128, 128), jnp.float32))
 
 
 def warm_up() -> None:
-    """Analyse `KERNEL` (on the analysis thread, before any document)."""
-    with frozen_after():
-        found = analyze_source(KERNEL)
+    """Analyse `KERNEL` (while answering `initialize`: no document and no run yet)."""
+    try:
+        with frozen_after():
+            found = analyze_source(KERNEL)
+    except Exception:   # never keeps the server from starting
+        log.exception("pallas-lsp: the warm-up analysis failed")
+        return
     log.debug("warm-up analysis: %d findings", len(found))
