@@ -303,7 +303,8 @@ async function scenarioInlayHints(page) {
   const valued = page.locator(".part.editor .monaco-editor .view-line", { hasText: "acc: f32[128, 256]" }).first();
   await valued.waitFor({ timeout: 30000 });
   log("value hints:", flat(await valued.innerText()));
-  const line = page.locator(".part.editor .monaco-editor .view-line", { hasText: "scale = jnp.max" }).first();
+  // (the hint sits between the name and `=`: match the line by its call)
+  const line = page.locator(".part.editor .monaco-editor .view-line", { hasText: "jnp.max(jnp.abs(acc)" }).first();
   const box = await line.boundingBox();
   const token = line.locator("span span", { hasText: /^scale$/ }).first();
   const at = (await token.count()) ? await token.boundingBox() : { x: box.x + 40, y: box.y, width: 30, height: box.height };
