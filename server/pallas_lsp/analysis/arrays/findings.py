@@ -15,8 +15,7 @@ from .dtypes import is_integer, is_unsigned, short
 from .shapes import ArrayV, Rejected, text
 
 # The calls and operator that lower to `tpu.matmul` (`pl.dot` accumulates in 32 bits).
-_MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot_general", "jax.numpy.einsum",
-                      "operator.matmul"})
+_MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot_general", "operator.matmul"})
 _NARROW = frozenset({"bfloat16", "int8", "int4", "float8_e4m3fn", "float8_e5m2"})
 _DOT_SHAPE = "dot_general requires contracting dimensions"
 
@@ -73,7 +72,7 @@ def _described(op: Operation) -> str:
 def _narrow_matmul(ev: Evaluator, frame: Frame, op: Operation, result: ArrayV) -> None:
     """bf16 / int8 / fp8 results of a 2-D matmul: Mosaic wants a 32-bit accumulator."""
     dtype = result.dtype
-    arrays = [o.array for o in op.operands]
+    arrays = [o.array for o in op.operands[:2]]
     if dtype is None or dtype.weak or dtype.name not in _NARROW or len(arrays) != 2:
         return
     if any(a is None or a.shape is None or len(a.shape) != 2 or a.dtype is None or is_unsigned(a.dtype)
