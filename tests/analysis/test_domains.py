@@ -56,7 +56,7 @@ class Toy(Domain):
         if isinstance(base, Box):
             self.stores.append((base, value))
 
-    def binop(self, ev, left, op, right):
+    def binop(self, ev, left, op, right, node=None, frame=None):
         if isinstance(left, Box) and isinstance(right, Box) and isinstance(op, ast.Add):
             return Box(left.n + right.n if left.n is not None and right.n is not None else None)
         return NOT_MINE

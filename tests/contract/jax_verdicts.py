@@ -62,7 +62,7 @@ def _jax_frame(filename: str) -> str:
     return norm[i + len("/jax/_src/"):] if i >= 0 else os.path.basename(norm)
 
 
-def run_module(path: str) -> dict:
+def run_module(path: str, entry_name: str = "jax_check") -> dict:
     path = os.path.realpath(path)
     stem = os.path.splitext(os.path.basename(path))[0]
     rec = {"path": path, "module": stem, "status": "ok", "exc_type": None, "message": None,
@@ -76,7 +76,7 @@ def run_module(path: str) -> dict:
             mod = importlib.util.module_from_spec(spec)
             sys.modules[name] = mod
             spec.loader.exec_module(mod)
-            entry = getattr(mod, "jax_check", None)
+            entry = getattr(mod, entry_name, None)
             if entry is None:
                 rec["status"] = "no_entry"
             else:

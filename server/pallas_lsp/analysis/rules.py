@@ -7,6 +7,8 @@ from dataclasses import dataclass
 JAX_SEMAPHORE_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/distributed.html"
 JAX_GRID_DOC = "https://docs.jax.dev/en/latest/pallas/grid_blockspec.html"
 JAX_TPU_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/details.html"
+JAX_MATMUL_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/matmul.html"
+JAX_SHAPES_DOC = "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.broadcast_shapes.html"
 # PAL302-PAL304: how sure a finding is.
 _CERTAINTY = ("An error where every path is known (a static grid, loops with static bounds, conditions the "
               "analysis decides); a warning where it pairs starts and waits by semaphore without following every "
@@ -110,6 +112,20 @@ RULES: dict[str, Rule] = {
         Rule("PAL202", "block-tiling-rank1", "error",
              "A rank-1 block is neither the whole array, a multiple of 1024, nor a power of 2 of at least "
              "128 * (32 // bitwidth) (the TPU lowering's rule for rank-1 blocks).", JAX_TPU_DOC),
+        # Kernel bodies: array operations, where every shape and dtype involved is known.
+        Rule("PAL403", "dot-contracting-mismatch", "error",
+             "`jnp.dot` / `jnp.matmul` / `@` / `lax.dot_general` / `pl.dot` whose contracting dimensions differ "
+             "(`dot_general requires contracting dimensions to have the same shape, got (128,) and (256,).`), "
+             "often a missing or misplaced `.T`. Stage: trace.", JAX_MATMUL_DOC),
+        Rule("PAL404", "matmul-accumulator", "error",
+             "A 2-D matmul in a kernel whose result is bf16, int8, int4 or fp8 (narrow operands without "
+             "`preferred_element_type`): Mosaic needs a 32-bit accumulator (`'tpu.matmul' op Expected matmul acc "
+             "to be 32-bit`). `pl.dot` always accumulates in 32 bits. Stage: TPU lowering.", JAX_MATMUL_DOC),
+        Rule("PAL405", "shape-mismatch", "error",
+             "Another operation JAX rejects where shapes and dtypes are known: elementwise operands that do not "
+             "broadcast (`Incompatible shapes for broadcasting: ...`), a reduction axis the array does not have "
+             "(`axis 2 is out of bounds for array of dimension 2`), a reshape to another size, a concatenate of "
+             "different ranks. Stage: trace.", JAX_SHAPES_DOC),
     )
 }
 

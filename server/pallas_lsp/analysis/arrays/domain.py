@@ -16,6 +16,7 @@ from ..interp.frame import CallArgs, Evaluator, Frame
 from ..values import UNKNOWN, Const, Loc
 from .args import Arg, DTypeArg, Py
 from .args import Seq as ArgSeq
+from .findings import Operand, Operation, check, reportable
 from .table import OPS, apply
 from .shapes import ArrayV
 from .values import ArrayMethod, ArrayValue, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
@@ -44,7 +45,7 @@ class ArrayDomain(Domain):
 
     def call_name(self, ev: Evaluator, qname: str, call: CallArgs) -> Any:
         if qname in OPS:
-            return _applied(qname, [], call, _loc(call))
+            return _applied(ev, qname, [], call, _loc(call))
         if not qname.startswith(("jax.numpy.", "numpy.")):
             return NOT_MINE
         kind = qname.rsplit(".", 1)[-1]
@@ -52,12 +53,12 @@ class ArrayDomain(Domain):
             dtype = _dtype_argument(call)
             return TypeInfo(kind, dtype) if dtype is not None else NOT_MINE
         if qname.startswith("numpy.") and f"jax.{qname}" in OPS and dtype_of_name(qname) is not None:
-            return _applied(f"jax.{qname}", [], call, _loc(call))   # `np.float32(0.5)`: strong, as jnp's
+            return _applied(ev, f"jax.{qname}", [], call, _loc(call))   # `np.float32(0.5)`: strong, as jnp's
         return NOT_MINE
 
     def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
         if isinstance(callee, ArrayMethod):
-            answer = _applied(f"Array.{callee.name}", [callee.array], call, None)
+            answer = _applied(ev, f"Array.{callee.name}", [callee.array], call, None)
             return UNKNOWN if answer is NOT_MINE else answer
         return NOT_MINE
 
@@ -77,17 +78,19 @@ class ArrayDomain(Domain):
         index = _index(ev, node.slice, frame)
         return from_result(_model("Array.__getitem__", [base.array, index], {}), None)
 
-    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any) -> Any:
+    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any,
+              node: ast.AST | None = None, frame: Frame | None = None) -> Any:
         name = _BINARY.get(type(op))
-        return _operator(name, (left, right)) if name is not None else NOT_MINE
+        return _operator(ev, name, (left, right), node, frame) if name is not None else NOT_MINE
 
     def unary(self, ev: Evaluator, op: ast.unaryop, operand: Any) -> Any:
         name = _UNARY.get(type(op))
-        return _operator(name, (operand,)) if name is not None else NOT_MINE
+        return _operator(ev, name, (operand,), None, None) if name is not None else NOT_MINE
 
-    def compare(self, ev: Evaluator, op: ast.cmpop, left: Any, right: Any) -> Any:
+    def compare(self, ev: Evaluator, op: ast.cmpop, left: Any, right: Any,
+                node: ast.AST | None = None, frame: Frame | None = None) -> Any:
         name = _COMPARE.get(type(op))
-        return _operator(name, (left, right)) if name is not None else NOT_MINE
+        return _operator(ev, name, (left, right), node, frame) if name is not None else NOT_MINE
 
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
         if type(value) is ArrayValue:
@@ -113,15 +116,30 @@ def _loc(call: CallArgs) -> Loc | None:
     return call.frame.loc(call.node) if call.node is not None else None
 
 
-def _operator(name: str, operands: tuple) -> Any:
+def _operator(ev: Evaluator, name: str, operands: tuple, node: ast.AST | None, frame: Frame | None) -> Any:
     """A Python operator where an operand is an array value (else not this domain's)."""
     if not any(isinstance(v, ArrayValue) for v in operands):
         return NOT_MINE
-    result = _model(f"operator.{name}", [to_arg(v) for v in operands], {})
+    args = [to_arg(v) for v in operands]
+    result = _model(f"operator.{name}", args, {})
+    if node is not None and frame is not None and reportable(ev, frame):
+        described = tuple(Operand(n, a if isinstance(a, ArrayV) else None) for n, a in zip(_sides(node), args))
+        check(ev, frame, Operation(f"operator.{name}", frame.loc(node), described), result)
     return NOT_MINE if result is None else from_result(result, None)
 
 
-def _applied(name: str, front: list[Arg], call: CallArgs, origin: Loc | None) -> Any:
+def _sides(node: ast.AST) -> tuple[ast.AST | None, ast.AST | None]:
+    """An operator's two operand expressions."""
+    if isinstance(node, ast.BinOp):
+        return node.left, node.right
+    if isinstance(node, ast.AugAssign):
+        return node.target, node.value
+    if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+        return node.left, node.comparators[0]
+    return None, None
+
+
+def _applied(ev: Evaluator, name: str, front: list[Arg], call: CallArgs, origin: Loc | None) -> Any:
     """The value of calling the table's `name` where the model knows it; otherwise the
     call is left to the other domains (`lax.rem(i, n)` of an unknown `n` is the Pallas
     domain's number)."""
@@ -130,7 +148,18 @@ def _applied(name: str, front: list[Arg], call: CallArgs, origin: Loc | None) ->
     args = [*front, *(to_arg(a.value, a.node) for a in call.args if isinstance(a, CallArg))]
     kwargs = {k: to_arg(a.value, a.node) for k, a in call.kwargs.items()}
     result = _model(name, args, kwargs)
+    if call.node is not None and reportable(ev, call.frame):
+        check(ev, call.frame, _operation(name, front, call.node, call, args), result)
     return NOT_MINE if result is None else from_result(result, origin)
+
+
+def _operation(name: str, front: list[Arg], node: ast.AST, call: CallArgs, args: list[Arg]) -> Operation:
+    """The call as the rules see it: its operands' source text (a method's receiver first)."""
+    receiver = node.func.value if front and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        else None
+    nodes = [receiver] * len(front) + [a.node for a in call.args if isinstance(a, CallArg)]
+    operands = tuple(Operand(n, a if isinstance(a, ArrayV) else None) for n, a in zip(nodes, args))
+    return Operation(name, call.frame.loc(node), operands, frozenset(call.kwargs))
 
 
 def _dtype_argument(call: CallArgs) -> Any:

@@ -281,16 +281,19 @@ class Interpreter(StatementInterpreter):
 
     # ------------------------------------------------------------------ operators
     def _binop(self, node: ast.BinOp, frame: Frame) -> Any:
-        return self._noted(node, self.binop(self.eval(node.left, frame), node.op, self.eval(node.right, frame)), frame)
+        left, right = self.eval(node.left, frame), self.eval(node.right, frame)
+        return self._noted(node, self.binop(left, node.op, right, node, frame), frame)
 
     def _call(self, node: ast.Call, frame: Frame) -> Any:
         return self._noted(node, self.eval_call(node, frame), frame)
 
-    def binop(self, left: Any, op: ast.operator, right: Any) -> Any:
-        """`left op right`: Python's arithmetic, or a domain's where an operand is its own."""
+    def binop(self, left: Any, op: ast.operator, right: Any,
+              node: ast.AST | None = None, frame: Frame | None = None) -> Any:
+        """`left op right`: Python's arithmetic, or a domain's where an operand is its own
+        (`node` in `frame`: the expression or statement, where there is one)."""
         if type(left) not in PLAIN or type(right) not in PLAIN:
             for d in self.domains:
-                v = d.binop(self, left, op, right)
+                v = d.binop(self, left, op, right, node, frame)
                 if v is not NOT_MINE:
                     return v
         return binop(left, op, right)
@@ -328,7 +331,7 @@ class Interpreter(StatementInterpreter):
         result: bool | None = True
         for op, c in zip(node.ops, node.comparators):
             right = self.eval(c, frame)
-            r = self.compare(op, left, right) if result is not None else None
+            r = self.compare(op, left, right, node, frame) if result is not None else None
             if isinstance(r, DomainValue):   # an elementwise comparison (`x > 0`): a value
                 return r if len(node.ops) == 1 else UNKNOWN
             if r is False:
@@ -338,13 +341,14 @@ class Interpreter(StatementInterpreter):
             left = right
         return Const(result) if result is not None else UNKNOWN
 
-    def compare(self, op: ast.cmpop, left: Any, right: Any) -> Any:
+    def compare(self, op: ast.cmpop, left: Any, right: Any,
+                node: ast.AST | None = None, frame: Frame | None = None) -> Any:
         """A comparison decided statically (True, False, None: not static): a domain's
         answer where an operand is its own (a domain value where it compares elementwise),
         else Python's on known values."""
         if type(left) not in PLAIN or type(right) not in PLAIN:
             for d in self.domains:
-                r = d.compare(self, op, left, right)
+                r = d.compare(self, op, left, right, node, frame)
                 if r is not NOT_MINE:
                     return r
         return compare(op, left, right)

@@ -70,17 +70,21 @@ class Domain:
         what it needs of `node.slice`; with no answer the interpreter evaluates it."""
         return NOT_MINE
 
-    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any) -> Any:
-        """`left op right` where an operand is not a number, constant, sequence or UNKNOWN."""
+    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any,
+              node: ast.AST | None = None, frame: Frame | None = None) -> Any:
+        """`left op right` where an operand is not a number, constant, sequence or UNKNOWN;
+        `node` (the `BinOp`, or the `AugAssign` statement) in `frame` where there is one."""
         return NOT_MINE
 
     def unary(self, ev: Evaluator, op: ast.unaryop, operand: Any) -> Any:
         """`op operand` (not `not`) of such an operand."""
         return NOT_MINE
 
-    def compare(self, ev: Evaluator, op: ast.cmpop, left: Any, right: Any) -> Any:
+    def compare(self, ev: Evaluator, op: ast.cmpop, left: Any, right: Any,
+                node: ast.AST | None = None, frame: Frame | None = None) -> Any:
         """`left op right` of such operands: True, False, None (not static), a domain
-        value (an elementwise comparison, `x > 0`) or NOT_MINE."""
+        value (an elementwise comparison, `x > 0`) or NOT_MINE; `node` (the `Compare`) in
+        `frame` where there is one."""
         return NOT_MINE
 
     # ------------------------------------------------------------------ notices

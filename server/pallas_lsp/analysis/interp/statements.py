@@ -51,7 +51,8 @@ class StatementInterpreter(CallingInterpreter):
     def item(self, base: Any, node: ast.Subscript, frame: Frame) -> Any: ...
 
     @abstractmethod
-    def binop(self, left: Any, op: ast.operator, right: Any) -> Any: ...
+    def binop(self, left: Any, op: ast.operator, right: Any,
+              node: ast.AST | None = None, frame: Frame | None = None) -> Any: ...
 
     def note(self, node: ast.AST, value: Any, frame: Frame) -> None:
         """Tell the domains of their value named (read or assigned) in the analysed
@@ -109,11 +110,11 @@ class StatementInterpreter(CallingInterpreter):
         target = s.target
         if isinstance(target, ast.Subscript):   # `o_ref[...] += x`: read, operate, store
             base = self.eval(target.value, frame)
-            new = self.binop(self.item(base, target, frame), s.op, self.eval(s.value, frame))
+            new = self.binop(self.item(base, target, frame), s.op, self.eval(s.value, frame), s, frame)
             self.store(base, target, new, frame)
             return True
         old = self.eval(target, frame) if isinstance(target, (ast.Name, ast.Attribute)) else UNKNOWN
-        self.assign(target, self.binop(old, s.op, self.eval(s.value, frame)), frame)
+        self.assign(target, self.binop(old, s.op, self.eval(s.value, frame), s, frame), frame)
         return True
 
     def _return(self, s: ast.Return, frame: Frame) -> bool:

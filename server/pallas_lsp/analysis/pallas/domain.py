@@ -59,7 +59,8 @@ class PallasDomain(Domain):
             return SCALAR
         return NOT_MINE
 
-    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any) -> Any:
+    def binop(self, ev: Evaluator, left: Any, op: ast.operator, right: Any,
+              node: ast.AST | None = None, frame: Frame | None = None) -> Any:
         """`SemaphoreType.DMA @ mesh` is one semaphore; `DMA((2, n)) @ mesh` keeps its
         shape (MemoryRef.__matmul__ only replaces the memory space)."""
         if isinstance(op, ast.MatMult):

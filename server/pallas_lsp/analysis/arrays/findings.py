@@ -1,0 +1,117 @@
+"""PAL403-PAL405: array operations in a kernel body that JAX rejects, reported where the
+model is certain (its `Rejected` answers), plus the TPU lowering's 32-bit matmul
+accumulator (PAL404), which the model's trace-level table does not decide."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from ..interp.frame import Evaluator, Frame
+from ..report import ContractFinding, ContractSuggestion, Edit
+from ..values import Api, Loc
+from .dtypes import is_integer, is_unsigned, short
+from .shapes import ArrayV, Rejected, text
+
+# The calls and operator that lower to `tpu.matmul` (`pl.dot` accumulates in 32 bits).
+_MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot_general", "operator.matmul"})
+_NARROW = frozenset({"bfloat16", "int8", "int4", "float8_e4m3fn", "float8_e5m2"})
+_DOT_SHAPE = "dot_general requires contracting dimensions"
+
+
+@dataclass(frozen=True)
+class Operand:
+    """An operand of the operation as the author wrote it."""
+
+    node: ast.AST | None
+    array: ArrayV | None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One call / method / operator the array domain answered, where it is in the code."""
+
+    name: str                   # the model's name (`jax.numpy.dot`, `operator.add`, ...)
+    at: Loc                     # the call or operator expression
+    operands: tuple[Operand, ...]
+    keywords: frozenset[str] = frozenset()
+
+
+def reportable(ev: Evaluator, frame: Frame) -> bool:
+    """Code of the analysed document that JAX certainly traces as a kernel body."""
+    ctx = ev.ctx
+    if frame.path is not None or ctx.silent or ctx.uncertain or ctx.uncalled:
+        return False
+    return any(g is not None for g in ctx.grids)
+
+
+def check(ev: Evaluator, frame: Frame, op: Operation, result: Any) -> None:
+    """Report `op` (in `reportable` code) if JAX rejects it: the model's `Rejected`, or a
+    narrow matmul result."""
+    if isinstance(result, Rejected):
+        code = "PAL403" if result.message.startswith(_DOT_SHAPE) else "PAL405"
+        _add(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip()))
+    elif isinstance(result, ArrayV) and op.name in _MATMULS:
+        _narrow_matmul(ev, frame, op, result)
+
+
+def _add(ev: Evaluator, finding: ContractFinding) -> None:
+    """Once per node: loops and grid replays run a body more than once."""
+    if not any(f.code == finding.code and f.at.node is finding.at.node for f in ev.ctx.rule_findings):
+        ev.ctx.rule_findings.append(finding)
+
+
+def _described(op: Operation) -> str:
+    """`— `q` is f32[128, 64], `k` is f32[256, 64].` for the operands known by their text."""
+    parts = [f"`{op.at.block.segment(o.node)}` is {text(o.array)}" for o in op.operands
+             if o.node is not None and o.array is not None and o.array.shape is not None]
+    return f"— {', '.join(parts)}." if parts else ""
+
+
+def _narrow_matmul(ev: Evaluator, frame: Frame, op: Operation, result: ArrayV) -> None:
+    """bf16 / int8 / fp8 results of a 2-D matmul: Mosaic wants a 32-bit accumulator."""
+    dtype = result.dtype
+    arrays = [o.array for o in op.operands[:2]]
+    if dtype is None or dtype.weak or dtype.name not in _NARROW or len(arrays) != 2:
+        return
+    if any(a is None or a.shape is None or len(a.shape) != 2 or a.dtype is None or is_unsigned(a.dtype)
+           for a in arrays):
+        return
+    wide = "int32" if is_integer(dtype) else "float32"
+    message = (f"'tpu.matmul' op Expected matmul acc to be 32-bit: this product is {short(dtype)} "
+               f"{_described(op)} Accumulate in {wide} (`preferred_element_type=jnp.{wide}`) and cast the "
+               "result where a narrow value is wanted.")
+    fix = _fix(ev, frame, op, wide)
+    _add(ev, ContractFinding("PAL404", op.at, message, (), (fix,) if fix is not None else ()))
+
+
+def _fix(ev: Evaluator, frame: Frame, op: Operation, wide: str) -> ContractSuggestion | None:
+    """`preferred_element_type=jnp.<wide>` added to the call (a choice: the result's dtype
+    changes); `a @ b` becomes `jnp.matmul(a, b, ...)`."""
+    if "preferred_element_type" in op.keywords:
+        return None
+    jnp = _numpy_alias(ev, frame)
+    node = op.at.node
+    if jnp is None:
+        return None
+    title = f"Accumulate in {wide}: preferred_element_type=jnp.{wide}"
+    if isinstance(node, ast.BinOp):
+        left, right = (op.at.block.segment(n) for n in (node.left, node.right))
+        text_ = f"{jnp}.matmul({left}, {right}, preferred_element_type={jnp}.{wide})"
+        return ContractSuggestion(title, (Edit(op.at, text_),))
+    if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+        return None
+    ends = [(n.end_lineno or 0, n.end_col_offset or 0, n) for n in node.args] + \
+        [(k.end_lineno or 0, k.end_col_offset or 0, k) for k in node.keywords]
+    last = max(ends, key=lambda e: e[:2])[2]
+    at = Loc(op.at.block, last, op.at.path)
+    return ContractSuggestion(title, (Edit(at, f", preferred_element_type={jnp}.{wide}", insert_after=True),))
+
+
+def _numpy_alias(ev: Evaluator, frame: Frame) -> str | None:
+    """The name the code binds to `jax.numpy` (`jnp` by convention)."""
+    value = ev.lookup("jnp", frame)
+    return "jnp" if isinstance(value, Api) and value.qname == "jax.numpy" else None
+
+

@@ -1,0 +1,28 @@
+"""A projection `x @ w` written with `lax.dot_general` (f32, one block).
+
+Correct: `w` is stored (in, out), so its contracting dimension is 0.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+M, K, N = 128, 256, 512
+
+
+def proj_kernel(x_ref, w_ref, o_ref):
+    x = x_ref[...]
+    w = w_ref[...]
+    y = lax.dot_general(x, w, (((1,), (0,)), ((), ())))
+    o_ref[...] = jnp.maximum(y, 0.0)
+
+
+def proj(x, w):
+    return pl.pallas_call(proj_kernel, out_shape=jax.ShapeDtypeStruct((M, N), jnp.float32))(x, w)
+
+
+def trace():
+    x = jax.ShapeDtypeStruct((M, K), jnp.float32)
+    w = jax.ShapeDtypeStruct((K, N), jnp.float32)
+    jax.export.export(jax.jit(proj), platforms=["tpu"])(x, w)

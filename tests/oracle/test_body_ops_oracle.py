@@ -1,0 +1,113 @@
+"""JAX is the oracle for the kernel-body operations corpus (``tests/body/pal40[345]_*.py``,
+PAL403-PAL405). Each module's ``trace()`` exports its kernel for TPU with ``jax.export``
+(trace, then the TPU lowering); ``# expect: PAL40N`` marks the line JAX raises at.
+
+* without JAX: the corpus is well formed, and pallas-lsp reports exactly the marked lines
+  of each ``_bug`` module (PAL403-PAL405 only) and nothing on the ``_ok`` twins;
+* with JAX (``tests/body/ops_verdicts.py`` in a subprocess): JAX rejects each ``_bug``
+  module on its marked line, in the rule's words and stage, and accepts each ``_ok``
+  module; each fix pallas-lsp offers makes its ``_bug`` module pass.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from corpus_marks import expectations
+
+REPO = Path(__file__).resolve().parents[2]
+BODY = REPO / "tests" / "body"
+RUNNER = BODY / "ops_verdicts.py"
+MODULES = sorted(BODY.glob("pal40[345]_*.py"))
+CODES = ("PAL403", "PAL404", "PAL405")
+# (exception type, regex on JAX's first message line, stage)
+VERDICT = {
+    "PAL403": ("TypeError", r"dot_general requires contracting dimensions to have the same shape, "
+               r"got \(\d+,\) and \(\d+,\)\.$", "trace"),
+    "PAL404": ("VerificationError", r".*'tpu\.matmul' op Expected matmul acc to be 32-bit$", "lowering"),
+    "PAL405": ("(TypeError|ValueError)", r"(Incompatible shapes for broadcasting: |axis \d+ is out of bounds "
+               r"for array of dimension \d+$|cannot reshape array of shape )", "trace"),
+}
+
+
+def _id(path: Path) -> str:
+    return path.stem
+
+
+def _marks(path: Path) -> set[tuple[int, str]]:
+    return set(expectations(path))
+
+
+# -- the corpus and the analyzer (no JAX needed) ----------------------------------------
+
+def test_each_rule_has_three_twins():
+    for code in CODES:
+        bugs = [p for p in MODULES if p.stem.startswith(code.lower()) and p.stem.endswith("_bug")]
+        assert len(bugs) >= 3, code
+        for bug in bugs:
+            assert bug.with_name(bug.stem[:-4] + "_ok.py").exists(), bug.name
+            assert {c for _, c in _marks(bug)} == {code}, bug.name
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_id)
+def test_pallas_lsp_reports_exactly_the_marked_lines(path):
+    from pallas_lsp.analysis.engine import analyze_source
+
+    found = {(f.span.line + 1, f.code) for f in analyze_source(path.read_text(), str(path)) if f.code in CODES}
+    assert found == _marks(path)
+
+
+# -- JAX's verdicts ---------------------------------------------------------------------
+
+def _jax(paths: list[str]) -> dict[str, dict]:
+    if importlib.util.find_spec("jax") is None:
+        pytest.skip("JAX is not installed: pip install -e '.[oracle]'")
+    proc = subprocess.run([sys.executable, str(RUNNER), *paths], check=False, capture_output=True, text=True,
+                          env=dict(os.environ, JAX_PLATFORMS="cpu"), timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return {r["module"]: r for r in map(json.loads, filter(lambda s: s.startswith("{"), proc.stdout.splitlines()))}
+
+
+@pytest.fixture(scope="module")
+def verdicts() -> dict[str, dict]:
+    return _jax([str(p) for p in MODULES])
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_id)
+def test_jax_rejects_the_bugs_on_their_line_and_accepts_the_twins(verdicts, path):
+    rec = verdicts[path.stem]
+    marks = _marks(path)
+    if not marks:
+        assert rec["status"] == "ok", f"{path.name}: JAX raised {rec['exc_type']}: {rec['message']}"
+        return
+    (line, code), = marks
+    exc_type, words, stage = VERDICT[code]
+    assert rec["status"] == "error", f"{path.name}: JAX accepted it"
+    assert re.fullmatch(exc_type, rec["exc_type"]), rec
+    assert re.match(words, rec["message"]), rec["message"]
+    assert rec["stage"] == stage, rec
+    assert line in rec["frames"], f"{path.name}: JAX raised at {rec['frames']}, marked {line}"
+
+
+def test_every_offered_fix_gives_code_jax_accepts(tmp_path):
+    from pallas_lsp.analysis.engine import analyze_source
+    from pallas_lsp.analysis.fixes import apply_edits, split_lines, suggestion_fixes
+
+    fixed = []
+    for path in (p for p in MODULES if p.stem.endswith("_bug")):
+        text = path.read_text()
+        for i, finding in enumerate(f for f in analyze_source(text, str(path)) if f.code in CODES):
+            for j, fix in enumerate(suggestion_fixes(finding, split_lines(text))):
+                out = tmp_path / f"{path.stem}__{i}_{j}.py"
+                out.write_text(apply_edits(text, fix.edits))
+                fixed.append(str(out))
+    assert len(fixed) >= 3, "no fixes offered on the corpus"
+    for name, rec in _jax(fixed).items():
+        assert rec["status"] == "ok", f"{name}: JAX raised {rec['exc_type']}: {rec['message']}"
