@@ -1,7 +1,8 @@
 """Row gather driven by scalar-prefetched indices (PrefetchScalarGridSpec).
 
 Kernel parameters: the two prefetched SMEM refs, the HBM table, the output block, then
-the scratch (a VMEM row buffer and a DMA((2,)) array).
+the scratch (a VMEM row buffer and a DMA((8,)) array: one semaphore per row of a step;
+eight rows per step, so the output block is (8, 128) as the TPU lowering's tiling wants).
 """
 
 import jax
@@ -9,7 +10,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
-ROWS_PER_STEP = 2
+ROWS_PER_STEP = 8
 
 
 def gather_kernel(idx_ref, scale_ref, table_hbm, o_ref, rows_vmem, sems):
@@ -27,7 +28,7 @@ def gather_kernel(idx_ref, scale_ref, table_hbm, o_ref, rows_vmem, sems):
 
 def trace():
     table = jnp.arange(16 * 128, dtype=jnp.float32).reshape(16, 128)
-    idx = jnp.array([3, 1, 7, 0], jnp.int32)
+    idx = jnp.array([3, 1, 7, 0, 12, 5, 9, 2, 15, 4, 8, 6, 10, 11, 13, 14], jnp.int32)
     scale = jnp.array([2], jnp.int32)
     steps = idx.shape[0] // ROWS_PER_STEP
     out = pl.pallas_call(
