@@ -89,7 +89,7 @@ def check_store(ev: Evaluator, buf: BufferRef, node: ast.Subscript, value: Any, 
 
 def _advice(store: Store, value: Any, ref: DType) -> str:
     if isinstance(value, Const):
-        return "write a float (`1.0`)" if is_float(ref) and type(value.value) is int else \
+        return f"write a float (`{float(value.value)!r}`)" if is_float(ref) and type(value.value) is int else \
             f"store `jnp.asarray({store.value_text}, {store.ref_text}.dtype)`"
     return f"cast the value (`.astype({store.ref_text}.dtype)`)"
 
