@@ -145,7 +145,7 @@ def test_resolver_reads_each_pyproject_once_and_matches_load_config(tmp_path, mo
 
 def test_selector_helpers():
     assert split_selectors(" PAL001, pal002 ,,") == ["PAL001", "pal002"]
-    assert unknown_selectors(["PAL", "pal003", "ALL", "E501", "PAL4"]) == ["E501", "PAL4"]
+    assert unknown_selectors(["PAL", "pal003", "ALL", "E501", "PAL9"]) == ["E501", "PAL9"]
     assert normalize_selectors(["pal001", " "]) == ("PAL001",)
     assert normalize_selectors(["PAL001", "all"]) is None
     assert normalize_selectors(None) is None
