@@ -27,7 +27,10 @@
    size, change a signal or a wait count, an off-by-one prefetch guard, delete a
    prologue; rules PAL301-PAL306) on the protocol corpus, judged by JAX's TPU
    interpreter with ``--jax``; ``--no-protocol`` skips them.
-7. With ``--jax``, the values in kernel bodies (``benchmarks/value_accuracy.py``): the
+7. The kernel-body store family (``benchmarks/body_mutants.py``: drop the ``.astype(...)``
+   of a stored value; rules PAL401, PAL402), judged by JAX tracing each mutant with
+   ``--jax``; ``--no-body`` skips it.
+8. With ``--jax``, the values in kernel bodies (``benchmarks/value_accuracy.py``): the
    shape and dtype pallas-lsp gives each name assigned in a kernel body of the corpora
    against JAX's, recorded while JAX traces them; ``--no-values`` skips them.
 
@@ -55,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "oracle")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import contract_mutants
+import body_mutants
 import protocol_mutants
 import value_accuracy
 from oracle_lib import (
@@ -276,6 +280,8 @@ def main(argv=None) -> int:
                     help="skip the pallas_call contract families (benchmarks/contract_mutants.py)")
     ap.add_argument("--no-protocol", action="store_true",
                     help="skip the DMA / semaphore protocol families (benchmarks/protocol_mutants.py)")
+    ap.add_argument("--no-body", action="store_true",
+                    help="skip the kernel-body store family (benchmarks/body_mutants.py)")
     ap.add_argument("--no-values", action="store_true", help="skip the values in kernel bodies")
     args = ap.parse_args(argv)
     if args.jax and not jax_available():
@@ -351,6 +357,10 @@ def run(args, workspace, modules, tmp: Path) -> int:
     if not args.no_protocol:
         print("\nDMA / semaphore protocol mutants (benchmarks/protocol_mutants.py)")
         protocol_failed = protocol_mutants.run(args.jax, args.strict)
+    body_failed = 0
+    if not args.no_body:
+        print("\nKernel-body store mutants (benchmarks/body_mutants.py)")
+        body_failed = body_mutants.run(args.jax, args.strict)
     values_failed = 0
     if args.jax and not args.no_values:
         print("\nValues in kernel bodies against JAX (benchmarks/value_accuracy.py)")
@@ -359,7 +369,7 @@ def run(args, workspace, modules, tmp: Path) -> int:
     if args.strict and (false_errors or rate < CATCH_GOAL or disagreements or unclean):
         print("FAIL (--strict)")
         return 1
-    return contract_failed or protocol_failed or values_failed
+    return contract_failed or protocol_failed or body_failed or values_failed
 
 
 def report(args, modules, direct, indirect, false_errors, false_warnings, rate, analysis_s):

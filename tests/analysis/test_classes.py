@@ -46,7 +46,7 @@ def kernel(page_indices_ref, k_pages_hbm, o_ref, k_vmem, k_sems):
     copy = MultiPageAsyncCopyDescriptor(k_pages_hbm, k_vmem.at[buffer_index], {sem},
                                         page_indices_ref, 4)
     copy.start()
-    o_ref[...] = copy.wait_and_get_loaded()
+    o_ref[...] = copy.wait_and_get_loaded()[0]
 
 
 def run(page_indices, k_pages):

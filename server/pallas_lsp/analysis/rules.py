@@ -9,6 +9,7 @@ JAX_GRID_DOC = "https://docs.jax.dev/en/latest/pallas/grid_blockspec.html"
 JAX_TPU_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/details.html"
 JAX_MATMUL_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/matmul.html"
 JAX_SHAPES_DOC = "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.broadcast_shapes.html"
+JAX_REF_DOC = "https://docs.jax.dev/en/latest/pallas/quickstart.html"
 # PAL302-PAL304: how sure a finding is.
 _CERTAINTY = ("An error where every path is known (a static grid, loops with static bounds, conditions the "
               "analysis decides); a warning where it pairs starts and waits by semaphore without following every "
@@ -112,7 +113,16 @@ RULES: dict[str, Rule] = {
         Rule("PAL202", "block-tiling-rank1", "error",
              "A rank-1 block is neither the whole array, a multiple of 1024, nor a power of 2 of at least "
              "128 * (32 // bitwidth) (the TPU lowering's rule for rank-1 blocks).", JAX_TPU_DOC),
-        # Kernel bodies: array operations, where every shape and dtype involved is known.
+        # Kernel bodies: stores and array operations, where every shape and dtype involved is known.
+        Rule("PAL401", "store-dtype", "error",
+             "A value of another dtype stored into an array ref (`o_ref[...] = acc` with an f32 `acc` and a bf16 "
+             "`o_ref`; a `+=` whose sum promotes). `=` converts only a Python float into a float ref and any "
+             "integer into an integer ref; JAX raises ``Invalid dtype for `swap`. Ref dtype: bfloat16. Value "
+             "dtype: float32.`` when it traces the kernel. Fix: `.astype(o_ref.dtype)`.", JAX_REF_DOC),
+        Rule("PAL402", "store-shape", "error",
+             "A value of another shape stored into an array ref or its indexed part: a store never broadcasts, "
+             "not even a scalar (`+=` does: the add comes first). JAX raises ``Invalid shape for `swap`. Ref "
+             "shape: ... Expected shape: ... Value shape: ...`` when it traces the kernel.", JAX_REF_DOC),
         Rule("PAL403", "dot-contracting-mismatch", "error",
              "`jnp.dot` / `jnp.matmul` / `@` / `lax.dot_general` / `pl.dot` whose contracting dimensions differ "
              "(`dot_general requires contracting dimensions to have the same shape, got (128,) and (256,).`), "

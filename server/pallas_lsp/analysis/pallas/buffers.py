@@ -15,7 +15,7 @@ import ast
 import math
 from typing import Any
 
-from ..contract.layout import RefRole, refs_of
+from ..contract.layout import RefRole, kernel_signature, refs_of
 from ..interp.frame import Context, Evaluator, Frame
 from ..report import ContractFinding, ContractNote
 from ..arrays.dtypes import by_name
@@ -206,9 +206,13 @@ def check_copy(ctx: Context, src: Any, dst: Any, src_at: Loc | None, dst_at: Loc
 
 def io_buffers(record: PallasCall) -> tuple[list, list] | None:
     """The refs a pallas_call's kernel gets for its inputs and its outputs, in order
-    (UNKNOWN where not static); None when their number is unknown."""
+    (UNKNOWN where not static); None when their number is unknown, or when the kernel's
+    parameters do not take them (JAX raises before it runs the body: PAL101)."""
     refs = refs_of(record)[0]
     if refs is None:
+        return None
+    sig = kernel_signature(record.kernel)
+    if sig is not None and (sig.overfilled(len(refs)) or sig.conflicts(len(refs)) or sig.unfilled(len(refs))):
         return None
     inputs = [block_buffer(r.array, r.spec, record.in_specs is None) for r in refs if r.role is RefRole.INPUT]
     outputs = [block_buffer(r.array, r.spec, record.out_specs is None) for r in refs if r.role is RefRole.OUTPUT]

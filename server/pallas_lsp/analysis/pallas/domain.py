@@ -22,6 +22,7 @@ from .indexing import index_sem
 from .invokers import grid_of
 from .registry import library_fields, semaphore_member
 from .sems import Sem, SemType, Site, map_sems
+from .stores import check_store
 from .values import AtProperty, BufferRef
 
 
@@ -70,6 +71,11 @@ class PallasDomain(Domain):
             if isinstance(left, SemType):
                 return left
         return NOT_MINE
+
+    def store(self, ev: Evaluator, base: Any, node: ast.Subscript, value: Any, frame: Frame) -> None:
+        """A value stored into an array ref (PAL401, PAL402)."""
+        if type(base) is BufferRef:
+            check_store(ev, base, node, value, frame)
 
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
         if type(value) is Sem:

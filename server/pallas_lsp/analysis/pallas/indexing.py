@@ -68,8 +68,9 @@ def _part_of_value(v: Any) -> IndexPart | None:
     return None
 
 
-def index_parts(ev: Evaluator, elts: list[ast.expr], frame: Frame) -> list[IndexPart] | None:
-    """The index parts of `.at[e1, e2, ...]`, or None when how many dims they take is unknown."""
+def index_parts(ev: Evaluator, elts: list[ast.expr], frame: Frame, strict: bool = False) -> list[IndexPart] | None:
+    """The index parts of `.at[e1, e2, ...]`, or None when how many dims they take is unknown
+    (`strict`: also when some item's kind is not known, rather than taking it for an integer)."""
     parts: list[IndexPart] = []
     for e in elts:
         if isinstance(e, ast.Slice):
@@ -87,8 +88,11 @@ def index_parts(ev: Evaluator, elts: list[ast.expr], frame: Frame) -> list[Index
         if part is not None:
             parts.append(part)
         elif isinstance(v, Seq):  # an index tuple held in a variable
-            parts.extend(_part_of_value(item) or IndexPart(IndexKind.DROP) for item in v.items)
-        elif len(elts) > 1:
+            items = [_part_of_value(item) for item in v.items]
+            if strict and None in items:
+                return None
+            parts.extend(p or IndexPart(IndexKind.DROP) for p in items)
+        elif len(elts) > 1 and not strict:
             parts.append(IndexPart(IndexKind.DROP))
         else:
             # A lone index of unknown kind may be a tuple (`divmod(...)`): how many
