@@ -95,7 +95,7 @@ class ArrayDomain(Domain):
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
         if type(value) is ArrayValue:
             grids = ev.ctx.grids
-            in_kernel = bool(grids) and (grids[-1] is not None or any(g is not None for g in grids))
+            in_kernel = bool(grids) and (grids[-1] is not None or grids.count(None) < len(grids))
             ev.ctx.views.append(NamedValue(frame.block, node, value.array, in_kernel))
 
 

@@ -74,6 +74,9 @@ class CallingInterpreter(ABC):
     @abstractmethod
     def lookup(self, name: str, frame: Frame) -> Any: ...
 
+    @abstractmethod
+    def note(self, node: ast.AST, value: Any, frame: Frame) -> None: ...
+
     def truth(self, value: Any) -> bool | None:
         from .operators import truth
 
@@ -122,6 +125,8 @@ class CallingInterpreter(ABC):
         result = self.call(callee, evaluated[0], evaluated[1], node, frame)
         if not (isinstance(callee, Api) and callee.qname == "next"):
             _forget_iterators([*evaluated[0], *evaluated[1].values()], frame)
+        if isinstance(result, DomainValue) and result.noted:   # hover on the call
+            self.note(node, result, frame)
         return result
 
     # ------------------------------------------------------------------ dispatch

@@ -284,8 +284,6 @@ class Interpreter(StatementInterpreter):
         left, right = self.eval(node.left, frame), self.eval(node.right, frame)
         return self._noted(node, self.binop(left, node.op, right, node, frame), frame)
 
-    def _call(self, node: ast.Call, frame: Frame) -> Any:
-        return self._noted(node, self.eval_call(node, frame), frame)
 
     def binop(self, left: Any, op: ast.operator, right: Any,
               node: ast.AST | None = None, frame: Frame | None = None) -> Any:
@@ -386,7 +384,7 @@ class Interpreter(StatementInterpreter):
 _EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Frame], Any]] = {
     ast.Name: Interpreter._name,
     ast.Attribute: Interpreter._attribute,
-    ast.Call: Interpreter._call,
+    ast.Call: Interpreter.eval_call,
     ast.Subscript: Interpreter._subscript,
     ast.Constant: Interpreter._constant,
     ast.Tuple: Interpreter._sequence,
