@@ -17,8 +17,8 @@ from ..values import UNKNOWN, Const, Loc
 from .args import Arg, DTypeArg, Py
 from .args import Seq as ArgSeq
 from .findings import Operand, Operation, check, reportable
-from .table import OPS, apply
 from .shapes import ArrayV
+from .table import OPS, apply
 from .values import ArrayMethod, ArrayValue, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
 
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",

@@ -15,12 +15,12 @@ import ast
 import math
 from typing import Any
 
-from ..contract.layout import RefRole, kernel_signature, refs_of
-from ..interp.frame import Context, Evaluator, Frame
-from ..report import ContractFinding, ContractNote
 from ..arrays.dtypes import by_name
 from ..arrays.shapes import ArrayV
 from ..arrays.values import ArrayValue
+from ..contract.layout import RefRole, kernel_signature, refs_of
+from ..interp.frame import Context, Evaluator, Frame
+from ..report import ContractFinding, ContractNote
 from ..values import SCALAR, UNKNOWN, Loc, shape_text
 from .indexing import IndexKind, IndexPart, index_parts, view_dims
 from .values import ArraySpecV, BlockSpecV, BufferRef, PallasCall
