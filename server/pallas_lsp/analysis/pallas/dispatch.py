@@ -116,37 +116,35 @@ def call_value(ev: Evaluator, callee: Any, call: CallArgs) -> Any:
 def attribute(ev: Evaluator, obj: Any, attr: str) -> Any:
     """An attribute of a semaphore, a buffer ref, a descriptor, a semaphore type or an
     array spec (NOT_MINE where the Pallas domain knows none)."""
-    if isinstance(obj, Sem):
-        if attr == "at":
-            return AtProperty(obj)
-        if attr == "shape" and obj.dims is not None:
-            return Seq(tuple(Const(d) if type(d) is int else SCALAR for d in obj.dims))
-        if attr == "ndim" and obj.dims is not None:
-            return Const(len(obj.dims))
-        return NOT_MINE
+    if attr == "at" and isinstance(obj, (Sem, BufferRef)):
+        return AtProperty(obj)
     if isinstance(obj, Descriptor) and attr in DESCRIPTOR_METHODS:
         return DescriptorCall(obj, DESCRIPTOR_METHODS[attr])
-    if isinstance(obj, BufferRef) and attr == "at":
-        return AtProperty(obj)
-    if isinstance(obj, SemType) and attr == "dtype":
+    if attr == "dtype":
+        return _dtype_of(obj)
+    dims = _dims_of(obj)
+    if dims is None:
+        return NOT_MINE
+    if attr == "shape":   # a length known by name only: a number
+        return Seq(tuple(Const(d) if type(d) is int else SCALAR for d in dims))
+    return Const(len(dims)) if attr == "ndim" else NOT_MINE
+
+
+def _dims_of(obj: Any) -> tuple | None:
+    """The dims `.shape` / `.ndim` read: a semaphore's, a buffer ref's when its rank is
+    known, an array spec's when every length is static."""
+    if isinstance(obj, Sem) or isinstance(obj, BufferRef) and not obj.open:
+        return obj.dims
+    if isinstance(obj, ArraySpecV) and obj.shape is not None and all(type(d) is int for d in obj.shape):
+        return obj.shape
+    return None
+
+
+def _dtype_of(obj: Any) -> Any:
+    if isinstance(obj, SemType):
         return Api(f"pltpu.SemaphoreType.{obj.kind}.dtype")
-    if isinstance(obj, BufferRef) and attr == "dtype" and obj.dtype is not None:
-        return _dtype(obj.dtype)
-    if isinstance(obj, ArraySpecV) and attr == "dtype":
-        name = dtype_name(obj.dtype)
-        return _dtype(name) if name is not None else NOT_MINE
-    shape = obj.shape if isinstance(obj, ArraySpecV) else obj.dims if isinstance(obj, BufferRef) and not obj.open \
-        else None
-    if shape is not None and isinstance(obj, BufferRef) and attr == "shape":   # a length by name: a number
-        return Seq(tuple(Const(d) if type(d) is int else SCALAR for d in shape))
-    if shape is not None and all(type(d) is int for d in shape):
-        if attr == "shape":
-            return Seq(tuple(Const(d) for d in shape))
-        if attr == "ndim":
-            return Const(len(shape))
-    if shape is not None and isinstance(obj, BufferRef) and attr == "ndim":
-        return Const(len(shape))
-    return NOT_MINE
+    name = obj.dtype if isinstance(obj, BufferRef) else dtype_name(obj.dtype) if isinstance(obj, ArraySpecV) else None
+    return _dtype(name) if name is not None else NOT_MINE
 
 
 def _dtype(name: str) -> Any:
