@@ -109,9 +109,13 @@ def dtype_of_name(qname: str) -> DType | None:
     return None
 
 
+def dtype_attribute(dtype: DType) -> str:
+    """The attribute of `jnp` that names `dtype` (`bool_` for bool)."""
+    return "bool_" if dtype.name == "bool" else dtype.name
+
+
 def dtype_value(dtype: DType) -> Api:
-    name = "bool_" if dtype.name == "bool" else dtype.name
-    return Api(f"jax.numpy.{name}")
+    return Api(f"jax.numpy.{dtype_attribute(dtype)}")
 
 
 def to_arg(value: Any, node: ast.AST | None = None) -> Arg:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..arrays.dtypes import by_name
 from ..arrays.shapes import ArrayV
-from ..arrays.values import ArrayValue
+from ..arrays.values import ArrayValue, dtype_attribute
 from ..contract.layout import RefRole, kernel_signature, refs_of
 from ..interp.frame import Context, Evaluator, Frame
 from ..report import ContractFinding, ContractNote
@@ -76,7 +76,7 @@ def array_spec_of(value: Any) -> Any:
     if not isinstance(value, ArrayValue):
         return value
     array = value.array
-    dtype = f"jnp.{'bool_' if array.dtype.name == 'bool' else array.dtype.name}" if array.dtype is not None else None
+    dtype = f"jnp.{dtype_attribute(array.dtype)}" if array.dtype is not None else None
     return ArraySpecV(array.shape, dtype, None, value.origin)
 
 

@@ -7,7 +7,7 @@ import ast
 from typing import Any
 
 from .. import checks
-from ..arrays.values import dtype_of_name, traced_int32
+from ..arrays.values import dtype_attribute, dtype_of_name, traced_int32
 from ..interp.frame import Arg, CallArgs, Evaluator, Frame
 from ..values import SCALAR, SLICE, UNKNOWN, Api, Const, Loc, Seq, SliceV, join
 from .buffers import check_copy, copy_bytes
@@ -268,7 +268,7 @@ def _dtype_text(call: CallArgs, arg: Arg | None) -> str | None:
     array, `o_ref.dtype`), else its source text."""
     dtype = dtype_of_name(arg.value.qname) if arg is not None and isinstance(arg.value, Api) else None
     if dtype is not None:
-        return f"jnp.{'bool_' if dtype.name == 'bool' else dtype.name}"
+        return f"jnp.{dtype_attribute(dtype)}"
     return _text(call, arg)
 
 
