@@ -16,7 +16,9 @@ import asyncio
 
 from lsprotocol import types
 
+from ..analysis.arrays.notes import ValueNote
 from ..analysis.contract.summary_text import render
+from ..analysis.engine import SemaphoreInfo
 from .diagnostics import PositionConverter
 from .documents import Document, DocumentStore, Result
 
@@ -53,12 +55,13 @@ async def hover(store: DocumentStore, doc: Document, uri: str, pos: types.Positi
         call = await loop.run_in_executor(store.executor, doc.analyzer.call_at, *where)
         if call is not None:
             return _markdown(f"**pallas-lsp** · {render(*call)}")
-        info = await loop.run_in_executor(store.executor, doc.analyzer.semaphore_at, *where)
-        value = None if info is not None else \
-            await loop.run_in_executor(store.executor, doc.analyzer.value_at, *where)
-        if info is None and value is None:
+        info: SemaphoreInfo | ValueNote | None = await loop.run_in_executor(
+            store.executor, doc.analyzer.semaphore_at, *where)
+        if info is None:   # not a semaphore: an array value, if one is named there
+            info = await loop.run_in_executor(store.executor, doc.analyzer.value_at, *where)
+        if info is None:
             return None
-        text = info.describe() if info is not None else value.describe() if value is not None else ""
+        text = info.describe()
     return _markdown(f"**pallas-lsp**: {text}")
 
 

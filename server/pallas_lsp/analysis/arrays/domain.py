@@ -94,8 +94,8 @@ class ArrayDomain(Domain):
 
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
         if type(value) is ArrayValue:
-            grids = ev.ctx.grids
-            in_kernel = bool(grids) and (grids[-1] is not None or grids.count(None) < len(grids))
+            grids = ev.ctx.grids   # some pallas_call's grid in force: a kernel (or code it calls) runs
+            in_kernel = grids.count(None) < len(grids)
             ev.ctx.views.append(NamedValue(frame.block, node, value.array, in_kernel))
 
 
