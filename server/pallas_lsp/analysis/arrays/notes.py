@@ -15,7 +15,7 @@ from ..findings import Span
 from ..report import loc_span
 from ..values import Loc
 from .domain import NamedValue
-from .dtypes import short
+from .dtypes import is_float
 from .shapes import ArrayV, join_arrays
 
 
@@ -34,14 +34,12 @@ class ValueNote:
 
     def describe(self) -> str:
         """Markdown for hover."""
-        weak = self.value.dtype is not None and self.value.dtype.weak
-        tail = f" (weakly typed: it takes the other operand's dtype, as a Python {_scalar(self.value)} does)" \
-            if weak else ""
-        return f"`{self.text}`: `{self.label}`{tail}"
-
-
-def _scalar(value: ArrayV) -> str:
-    return "float" if value.dtype is not None and short(value.dtype).startswith("f") else "int"
+        dtype = self.value.dtype
+        if dtype is None or not dtype.weak:
+            return f"`{self.text}`: `{self.label}`"
+        scalar = "float" if is_float(dtype) else "int"
+        return f"`{self.text}`: `{self.label}` (weakly typed: it takes the other operand's dtype, as a Python " \
+               f"{scalar} does)"
 
 
 def generalises(a: ArrayV, b: ArrayV) -> bool:
