@@ -29,36 +29,24 @@ import argparse
 import ast
 import dataclasses
 import pathlib
-import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from pallas_lsp.analysis.engine import analyze_source
 from pallas_lsp.analysis.workspace import Workspace, package_of
 
-WHEELS = ["tokamax==0.0.17", "tpu-inference==0.32.0", "sglang-jax==0.0.2", "ejkernel==0.0.80.3",
-          "easydel==0.3.0", "qwix==0.1.8", "ringattention==0.1.2", "maxtext==0.2.5", "fjformer==0.0.91",
-          "axlearn==0.0.1.post20240213000026", "recurrentgemma==1.0.1"]
+import published
+from published import WHEELS
 
 
 def fetch(dest: pathlib.Path) -> list[pathlib.Path]:
-    dest.mkdir(parents=True, exist_ok=True)
-    missing = [w for w in WHEELS if not list(dest.glob(_wheel_glob(w)))]
-    if missing:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "--only-binary=:all:",
-                        "--python-version", "3.12", "-d", str(dest), *missing], check=True)
-    roots = []
-    for whl in sorted(w for req in WHEELS for w in dest.glob(_wheel_glob(req))):
-        out = dest / whl.stem
-        if not out.exists():
-            with zipfile.ZipFile(whl) as z:
-                z.extractall(out)
-        roots.append(out)
+    """The published wheels' roots, then jax's own Pallas code (when jax is installed)."""
+    roots = published.fetch(dest)
     try:
         import jax
 
@@ -66,12 +54,6 @@ def fetch(dest: pathlib.Path) -> list[pathlib.Path]:
     except ImportError:
         pass
     return roots
-
-
-def _wheel_glob(requirement: str) -> str:
-    """`easydel==0.3.0` -> the file name pattern of its wheel."""
-    name, _, version = requirement.partition("==")
-    return f"{name.replace('-', '_')}-{version}-*.whl"
 
 
 def _is_at(node) -> bool:
