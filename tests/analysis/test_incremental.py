@@ -288,6 +288,43 @@ def test_a_cancelled_run_keeps_what_it_finished():
     assert analyzer.analyze(MODULE) == analyze_source(MODULE)
 
 
+LONG_ENTRY = dedent('''
+    import functools
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+
+    def kernel(x_hbm, o_ref, buf, sems):
+        for step in range(8):
+            for part in range(8):
+                copy = pltpu.make_async_copy(x_hbm.at[step], buf.at[part], sems)
+                copy.start()
+                copy.wait()
+
+
+    def run(x):
+        return pl.pallas_call(
+            kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            in_specs=[pl.BlockSpec(memory_space=pltpu.ANY)],
+            scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+        )(x)
+''')
+
+
+def test_a_long_entry_is_cancelled_inside_and_runs_again_whole():
+    """Cancellation is asked every few thousand steps inside an entry too: a run stops
+    there (nothing of the entry is kept) and the next run gives the fresh findings."""
+    analyzer = ModuleAnalyzer()
+    stop = StopAfter(1)
+    with pytest.raises(Cancelled):
+        analyzer.analyze(LONG_ENTRY, stop)
+    assert stop.asked == 2 and analyzer.stats["entries_run"] == 0
+    expected = analyze_source(LONG_ENTRY)
+    assert [f.code for f in expected] == ["PAL001"]
+    assert analyzer.analyze(LONG_ENTRY) == expected
+
+
 def test_cancel_is_not_asked_when_nothing_needs_running():
     analyzer = ModuleAnalyzer()
     analyzer.analyze(MODULE)

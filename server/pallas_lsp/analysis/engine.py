@@ -11,8 +11,9 @@ How a run goes (`ModuleAnalyzer.analyze`):
    reuses them unless one of those bindings changed;
 4. findings are de-duplicated, `# noqa` is applied, positions are made absolute.
 
-A run can be cancelled between entries (the text changed again): it raises `Cancelled`,
-and the entries it finished stay cached, so the next run only does what is left.
+A run can be cancelled (the text changed again), between entries and every few thousand
+steps inside one: it raises `Cancelled`, and the entries it finished stay cached, so the
+next run only does what is left.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from .contract.summary import CallSummary, summary_at
 from .findings import Finding, Span
 from .interp.core import Interpreter
 from .interp.domain import Domain
-from .interp.frame import Budget, Context, Frame
+from .interp.frame import Budget, Context, Frame, Interrupted
 from .module import STAR_IMPORT, ModuleState, block_names
 from .pallas.domain import NamedSem, PallasDomain
 from .pallas.indexed_use import Evidence, inferred_array
@@ -113,9 +114,10 @@ class ModuleAnalyzer:
         self.stats = {"blocks": 0, "entries_run": 0}
 
     def analyze(self, source: str, cancelled: Callable[[], bool] | None = None) -> list[Finding]:
-        """Findings for `source`.  `cancelled` is asked between entries; when it says
-        True the run stops with `Cancelled` (the analyzer stays consistent with
-        `source`: finished entries are kept, the others run next time)."""
+        """Findings for `source`.  `cancelled` is asked between entries and every
+        `INTERRUPT_EVERY` interpreter steps; when it says True the run stops with
+        `Cancelled` (the analyzer stays consistent with `source`: finished entries are
+        kept, the others run next time)."""
         # Parsing and interpreting allocate many small, long-lived objects (AST nodes):
         # callers run this with the cyclic GC paused (`pallas_lsp.memory.frozen_after`).
         return self._analyze(source, cancelled)
@@ -141,7 +143,7 @@ class ModuleAnalyzer:
                     if name in block_names(b):
                         bindings[name] = b
                         break
-        state = ModuleState(blocks, bindings, self.path, self.package, self.workspace)
+        state = ModuleState(blocks, bindings, self.path, self.package, self.workspace, interrupted=cancelled)
         ws_changed = self.workspace is not None and self.workspace.generation != self._ws_generation
         if ws_changed:
             self._ws_generation = self.workspace.generation
@@ -171,7 +173,10 @@ class ModuleAnalyzer:
                 # it semaphores analyse it.
                 entries[block] = _SKIPPED
             else:
-                entries[block] = self._run_entry(block, state)
+                try:
+                    entries[block] = self._run_entry(block, state)
+                except Interrupted:
+                    raise Cancelled from None
                 ran += 1
         if cancelled is not None and ran and cancelled():
             raise Cancelled
@@ -297,7 +302,7 @@ class ModuleAnalyzer:
                    arrays: dict | None = None) -> tuple[Context, Interpreter, bool]:
         """Run an entry's block and the kernels it makes: (its context, its interpreter,
         whether it ran to the end)."""
-        ctx = Context(state, domains)
+        ctx = Context(state, domains, interrupted=state.interrupted)
         ctx.protocol = Protocol()
         ctx.evidence = evidence
         if arrays:

@@ -90,8 +90,10 @@ class ModuleState:
     """The module as the interpreter sees it during one run: top-level bindings, the
     (lazily computed, per-run cached) values of globals, and imports."""
 
-    def __init__(self, blocks, bindings, path=None, package=None, workspace=None, loc_path=None):
+    def __init__(self, blocks, bindings, path=None, package=None, workspace=None, loc_path=None,
+                 interrupted=None):
         self.blocks = blocks
+        self.interrupted = interrupted   # asked now and then while this run interprets: stop?
         self.path = path            # the file (for resolving imports); may be None
         self.loc_path = loc_path    # set for another module: its locations carry the path
         self.package = package
@@ -146,7 +148,7 @@ class ModuleState:
             if block.key in self._evaluating or block.tree is None:
                 return {}
             self._evaluating.add(block.key)
-            sub = Context(self, ctx.domains, silent=True)
+            sub = Context(self, ctx.domains, silent=True, interrupted=ctx.interrupted)
             frame = Frame({}, None, block, path=self.loc_path, module=self)
             try:
                 Interpreter(sub).run_body(block.tree.body, frame)

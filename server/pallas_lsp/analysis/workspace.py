@@ -370,3 +370,4 @@ class _DepSink:
     def __init__(self, ctx):
         self.deps = {}
         self.domains = ctx.domains   # the same domains evaluate them
+        self.interrupted = ctx.interrupted

@@ -4,7 +4,7 @@ and the `Evaluator` protocol that the domains program against."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -20,10 +20,16 @@ STEP_BUDGET = 150_000
 # Steps an entry may spend in other modules' functions (helpers are small; a call into a
 # large library, such as a test calling the analysis itself, would use the whole budget).
 FOREIGN_STEP_BUDGET = 20_000
+INTERRUPT_EVERY = 1024   # steps between two questions whether the run is still wanted
 
 
 class Budget(Exception):
     """The entry used up its step budget: findings so far stand, the rest is unknown."""
+
+
+class Interrupted(BaseException):
+    """The run was told to stop (its input is superseded). Not an interpreter failure: no
+    `except Exception` on the way catches it."""
 
 
 class ForeignBudget(Exception):
@@ -157,6 +163,7 @@ class Context:
     limit: int = STEP_BUDGET             # lower while in another module's function
     foreign_steps: int = 0               # steps spent in other modules' functions
     in_foreign: bool = False
+    interrupted: Callable[[], bool] | None = None   # asked every INTERRUPT_EVERY steps: stop?
     active: list[tuple] = field(default_factory=list)   # (function node, argument signature) on the stack
     memo: dict = field(default_factory=dict)            # top-level function calls already analysed
     memoise: bool = True                 # False: every call runs (a replay counts what each one does)
@@ -196,6 +203,8 @@ class Context:
         self.steps += 1
         if self.steps > self.limit:
             raise Budget() if self.steps > self.budget else ForeignBudget()
+        if not self.steps % INTERRUPT_EVERY and self.interrupted is not None and self.interrupted():
+            raise Interrupted()
 
     @property
     def certain(self) -> bool:

@@ -44,7 +44,7 @@ def replay_kernels(module: Any, protocol: Protocol, domains: tuple) -> Verdicts:
         grid = _static_grid(record) if counted.undecided or counted.blind else None
         if grid is not None and left > 0:
             replay = Replay(record, grid)
-            ctx = Context(module, domains, budget=left, limit=left, memoise=False)
+            ctx = Context(module, domains, budget=left, limit=left, memoise=False, interrupted=module.interrupted)
             ctx.protocol = ctx.replay = replay
             try:
                 _run(Interpreter(ctx), replay)
