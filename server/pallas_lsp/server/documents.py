@@ -4,9 +4,9 @@ One `Document` per open text document or notebook, each with its own incremental
 `ModuleAnalyzer`.  Runs go to a single worker thread, so the event loop keeps reading
 messages while a file is analysed.  There is no debounce: an edit starts a run at once if
 none is in flight for that document; edits that arrive during a run only bump the
-document's generation; the run notices between two entries (see `engine.Cancelled`), stops
-without a result (it is never published), keeps what it finished, and one new run starts on
-the latest text.  A burst of keystrokes therefore costs about one final run, however long
+document's generation; the run notices between two entries or within a few thousand
+interpreter steps inside one (see `engine.Cancelled`), stops without a result (it is never
+published), keeps the entries it finished, and one new run starts on the latest text.  A burst of keystrokes therefore costs about one final run, however long
 the superseded one would have been, and nothing stale is ever published.
 """
 
