@@ -269,12 +269,12 @@ def _own_run(ctx: Context, concurrent: bool = False) -> Iterator[None]:
     """A kernel's semaphores are its own: whether its caller surely runs it (a branch, a
     function handed to `shard_map`) does not change what one run of it counts. Bodies
     that run `concurrent`ly (MPMD) interleave their events in an order no run decides."""
-    saved = ctx.uncertain, ctx.summarising
-    ctx.uncertain, ctx.summarising = int(concurrent), 0
+    saved = ctx.uncertain, ctx.summarising, ctx.staged
+    ctx.uncertain, ctx.summarising, ctx.staged = int(concurrent), 0, 0
     try:
         yield
     finally:
-        ctx.uncertain, ctx.summarising = saved
+        ctx.uncertain, ctx.summarising, ctx.staged = saved
 
 
 def _with_buffers(front: list[ArgOrStar], outs: list | None, buffers: tuple[list, list],
@@ -344,7 +344,7 @@ def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     if trips is not None:
         return _unrolled(ev, vals[2], trips, call, vals[3])
     index = loop_index((vals[0], vals[1]))
-    with maybe_runs(ev.ctx):   # an unknown number of times
+    with maybe_runs(ev.ctx, staged=True):   # an unknown number of times; JAX traces it once
         if isinstance(vals[2], Func):
             carried = ev.call_function(vals[2], [Arg(index), Arg(vals[3])], {}, call.node, call.frame,
                                        helper=False, loop_body=True)
@@ -369,7 +369,7 @@ def while_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     if len(vals) < 3:
         return UNKNOWN
-    with maybe_runs(ev.ctx):
+    with maybe_runs(ev.ctx, staged=True):
         ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
         carried = ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
     return join(vals[2], carried)   # the initial carry's type, as for `fori_loop`
@@ -383,7 +383,7 @@ def cond(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     if taken is not None and len(branches) == 2 and not _replay_decides(ev.ctx):   # one branch runs
         ev.call(branches[0 if taken else 1], operands, {}, call.node, call.frame, helper=False)
         return UNKNOWN
-    with maybe_runs(ev.ctx):
+    with maybe_runs(ev.ctx, staged=True):   # JAX traces every branch
         for f in branches:
             ev.call(f, operands, {}, call.node, call.frame, helper=False)
     return UNKNOWN
@@ -409,7 +409,7 @@ def switch(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
         ev.call(branches[min(max(index, 0), len(branches) - 1)], list(operands), {}, call.node, call.frame,
                 helper=False)
         return UNKNOWN
-    with maybe_runs(ev.ctx):
+    with maybe_runs(ev.ctx, staged=True):
         for f in branches:
             ev.call(f, list(operands), {}, call.node, call.frame, helper=False)
     return UNKNOWN
@@ -471,7 +471,7 @@ def apply_when(ev: Evaluator, value: WhenDecorator, call: CallArgs) -> Any:
         elif value.condition is True:
             ev.call(first.value, [], {}, call.node, call.frame, helper=False)
         else:
-            with maybe_runs(ev.ctx):
+            with maybe_runs(ev.ctx, staged=True):   # JAX traces the body either way
                 ev.call(first.value, [], {}, call.node, call.frame, helper=False)
     return UNKNOWN
 
@@ -484,7 +484,7 @@ def apply_loop(ev: Evaluator, value: LoopDecorator, call: CallArgs) -> Any:
     if trips is not None:
         _unrolled(ev, first.value, trips, call)
         return UNKNOWN
-    with maybe_runs(ev.ctx):
+    with maybe_runs(ev.ctx, staged=True):
         if isinstance(first.value, Func):
             index = loop_index((value.lower, value.upper, value.step))
             ev.call_function(first.value, [Arg(index)], {}, call.node, call.frame, helper=False, loop_body=True)
