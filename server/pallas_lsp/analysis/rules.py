@@ -128,7 +128,8 @@ RULES: dict[str, Rule] = {
              "(`dot_general requires contracting dimensions to have the same shape, got (128,) and (256,).`), "
              "often a missing or misplaced `.T`. Stage: trace.", JAX_MATMUL_DOC),
         Rule("PAL404", "matmul-accumulator", "error",
-             "A 2-D matmul in a kernel whose result is bf16, int8, int4 or fp8 (narrow operands without "
+             "A 2-D or batched 3-D matmul in a kernel (`jnp.dot` / `matmul` / `@` / `lax.dot_general`, an "
+             "`einsum` that contracts) whose result is bf16, int8, int4 or fp8 (narrow operands without "
              "`preferred_element_type`): Mosaic needs a 32-bit accumulator (`'tpu.matmul' op Expected matmul acc "
              "to be 32-bit`). `pl.dot` always accumulates in 32 bits. Stage: TPU lowering.", JAX_MATMUL_DOC),
         Rule("PAL405", "shape-mismatch", "error",
