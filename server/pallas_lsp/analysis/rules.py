@@ -137,6 +137,11 @@ RULES: dict[str, Rule] = {
              "broadcast (`Incompatible shapes for broadcasting: ...`), a reduction axis the array does not have "
              "(`axis 2 is out of bounds for array of dimension 2`), a reshape to another size, a concatenate of "
              "different ranks. Stage: trace.", JAX_SHAPES_DOC),
+        Rule("PAL406", "ref-index", "error",
+             "A ref read or stored with an index JAX rejects: more indices than the ref has dimensions "
+             "(`` `indices` must not be longer than `shape` ``), or a `pl.ds(start, size)` with a static non-zero "
+             "start that ends past its dimension (`Out of bound slice: start=3, size=128, stride=1, dim=130.`; "
+             "`pl.ds(0, n)` and Python slices are not checked by JAX). Stage: trace.", JAX_REF_DOC),
     )
 }
 

@@ -52,12 +52,12 @@ def check(ev: Evaluator, frame: Frame, op: Operation, result: Any) -> None:
     narrow matmul result."""
     if isinstance(result, Rejected):
         code = "PAL403" if result.message.startswith(_DOT_SHAPE) else "PAL405"
-        _add(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip()))
+        add_once(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip()))
     elif isinstance(result, ArrayV) and (op.name in _MATMULS or op.name == _EINSUM):
         _narrow_matmul(ev, frame, op, result)
 
 
-def _add(ev: Evaluator, finding: ContractFinding) -> None:
+def add_once(ev: Evaluator, finding: ContractFinding) -> None:
     """Once per node: loops and grid replays run a body more than once."""
     if not any(f.code == finding.code and f.at.node is finding.at.node for f in ev.ctx.rule_findings):
         ev.ctx.rule_findings.append(finding)
@@ -85,7 +85,7 @@ def _narrow_matmul(ev: Evaluator, frame: Frame, op: Operation, result: ArrayV) -
                f"{_described(op)} Accumulate in {wide} (`preferred_element_type=jnp.{wide}`) and cast the "
                "result where a narrow value is wanted.")
     fix = _fix(ev, frame, op, wide)
-    _add(ev, ContractFinding("PAL404", op.at, message, (), (fix,) if fix is not None else ()))
+    add_once(ev, ContractFinding("PAL404", op.at, message, (), (fix,) if fix is not None else ()))
 
 
 def _matmul_operands(op: Operation) -> list[ArrayV | None] | None:
