@@ -10,6 +10,7 @@ JAX_TPU_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/details.html"
 JAX_MATMUL_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/matmul.html"
 JAX_SHAPES_DOC = "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.broadcast_shapes.html"
 JAX_REF_DOC = "https://docs.jax.dev/en/latest/pallas/quickstart.html"
+JAX_LOOP_DOC = "https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html"
 # PAL302-PAL304: how sure a finding is.
 _CERTAINTY = ("An error where every path is known (a static grid, loops with static bounds, conditions the "
               "analysis decides); a warning where it pairs starts and waits by semaphore without following every "
@@ -142,6 +143,11 @@ RULES: dict[str, Rule] = {
              "(`` `indices` must not be longer than `shape` ``), or a `pl.ds(start, size)` with a static non-zero "
              "start that ends past its dimension (`Out of bound slice: start=3, size=128, stride=1, dim=130.`; "
              "`pl.ds(0, n)` and Python slices are not checked by JAX). Stage: trace.", JAX_REF_DOC),
+        Rule("PAL407", "loop-carry-type", "error",
+             "A `lax.fori_loop` / `lax.while_loop` body returns its carry with another shape or dtype than the "
+             "carry it was given (`scan body function carry input and carry output must have equal types, but "
+             "they differ`), as when a bf16 accumulator gets an f32 product added. A weakly typed initial carry "
+             "(`0.0`) takes the body's dtype, not its shape. Stage: trace.", JAX_LOOP_DOC),
     )
 }
 

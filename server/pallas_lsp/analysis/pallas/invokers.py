@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..arrays.loops import check_carry
 from ..arrays.values import loop_index
 from ..interp.frame import (
     STAR,
@@ -350,9 +351,16 @@ def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
                                        helper=False, loop_body=True)
         else:
             carried = ev.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, call.node, call.frame, helper=False)
+    static = all(isinstance(b, Const) and type(b.value) is int for b in vals[:2])
+    check_carry(ev, call, vals[3], _node(call, 3, "init_val"), carried, "scan" if static else "while_loop")
     # JAX traces the body once and requires the carry it returns to be of the initial
     # carry's type: the loop's value is that type (the join is exact where they agree).
     return join(vals[3], carried)
+
+
+def _node(call: CallArgs, i: int, name: str) -> ast.AST | None:
+    arg = call.param(i, name)
+    return arg.node if arg is not None else None
 
 
 def _unrolled(ev: Evaluator, body: Any, trips: range, call: CallArgs, carry: Any = None) -> Any:
@@ -372,6 +380,7 @@ def while_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     with maybe_runs(ev.ctx, staged=True):
         ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
         carried = ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+    check_carry(ev, call, vals[2], _node(call, 2, "init_val"), carried, "while_loop")
     return join(vals[2], carried)   # the initial carry's type, as for `fori_loop`
 
 
