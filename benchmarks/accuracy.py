@@ -27,9 +27,11 @@
    size, change a signal or a wait count, an off-by-one prefetch guard, delete a
    prologue; rules PAL301-PAL306) on the protocol corpus, judged by JAX's TPU
    interpreter with ``--jax``; ``--no-protocol`` skips them.
-7. The kernel-body store family (``benchmarks/body_mutants.py``: drop the ``.astype(...)``
-   of a stored value; rules PAL401, PAL402), judged by JAX tracing each mutant with
-   ``--jax``; ``--no-body`` skips it.
+7. The kernel-body families (``benchmarks/body_mutants.py``: drop the ``.astype(...)`` of
+   a stored value, swap a dot's operands, drop ``keepdims``, change a reshape, transpose
+   the other operand, drop ``preferred_element_type``; rules PAL401-PAL405), judged by JAX
+   with ``--jax`` (each mutant traced, each ``pallas_call`` also lowered for TPU);
+   ``--no-body`` skips them.
 8. With ``--jax``, the values in kernel bodies (``benchmarks/value_accuracy.py``): the
    shape and dtype pallas-lsp gives each name assigned in a kernel body of the corpora
    against JAX's, recorded while JAX traces them; ``--no-values`` skips them.
@@ -38,7 +40,8 @@
 or (with ``--jax``) when the analyzer's error/warning verdict disagrees with JAX or a
 safe fix does not run clean; the contract families fail it below 95% flagged or on any
 false error, a protocol family below 90% flagged (each family on its own) or any false
-error there, the values on any disagreement with JAX or a coverage below 80%.
+error there, a kernel-body family below 95% flagged or on any false error, the values on
+any disagreement with JAX or a coverage below 80%.
 """
 
 from __future__ import annotations
@@ -281,7 +284,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-protocol", action="store_true",
                     help="skip the DMA / semaphore protocol families (benchmarks/protocol_mutants.py)")
     ap.add_argument("--no-body", action="store_true",
-                    help="skip the kernel-body store family (benchmarks/body_mutants.py)")
+                    help="skip the kernel-body families (benchmarks/body_mutants.py)")
     ap.add_argument("--no-values", action="store_true", help="skip the values in kernel bodies")
     args = ap.parse_args(argv)
     if args.jax and not jax_available():
@@ -359,7 +362,7 @@ def run(args, workspace, modules, tmp: Path) -> int:
         protocol_failed = protocol_mutants.run(args.jax, args.strict)
     body_failed = 0
     if not args.no_body:
-        print("\nKernel-body store mutants (benchmarks/body_mutants.py)")
+        print("\nKernel-body mutants (benchmarks/body_mutants.py)")
         body_failed = body_mutants.run(args.jax, args.strict)
     values_failed = 0
     if args.jax and not args.no_values:

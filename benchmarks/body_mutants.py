@@ -1,16 +1,20 @@
-"""The kernel-body store family: drop the `.astype(...)` of a stored value, ask JAX, score
-PAL401 / PAL402.
+"""The kernel-body mutation families: mutate correct kernels, ask JAX, score PAL401-PAL405.
 
-    python benchmarks/body_mutants.py [--jax] [--strict] [--list]
+    python benchmarks/body_mutants.py [--jax] [--strict] [--list] [--family NAME ...]
 
 Mutants come from every kernel module of ``tests/values/``, ``tests/body/*_ok.py``,
-``tests/corpus/`` and ``examples/`` (without a ``# expect`` mark): in a store
-``ref[...] = v.astype(t)`` (or ``ref[...] += v.astype(t)``, or a cast inside the stored
-expression), the cast's receiver replaces it, one cast per mutant.  With ``--jax`` each mutant is traced (``tests/body/jax_verdicts.py``, in
-a subprocess: JAX only there).  A mutant JAX rejects with ``Invalid dtype for `swap``` /
-``Invalid shape for `swap``` is *flagged* when pallas-lsp reports PAL401 / PAL402 on the
-line JAX raises at (goal: 95%); a mutant JAX traces clean must get no PAL40x error (a
-false error).  ``--strict`` (with ``--jax``) exits 1 when a goal is missed.
+``tests/corpus/`` and ``examples/`` (without a ``# expect`` mark), one edit each; the
+families are in ``benchmarks/body_families.py`` (drop an ``.astype``, swap a dot's
+operands, drop ``keepdims``, change a reshape, transpose the other operand, drop
+``preferred_element_type``).  With ``--jax`` each mutant, and each module as written
+(the control), runs in a subprocess (``tests/body/jax_verdicts.py --tpu``): its kernels
+traced with ``interpret=True``, and each ``pallas_call`` also lowered for TPU.  JAX
+*rejects* a mutant when tracing raises, or when a TPU lowering fails that did not fail for
+the control; the line is the last one of the module in the traceback.  A rejected mutant is
+*flagged* when pallas-lsp reports an error on that line (goal: 95% per family); a mutant
+JAX accepts (a module's own assertion on its results counts as accepted) must get no error
+the control does not have (a false error).  ``--strict`` (with ``--jax``) exits 1 when a
+goal is missed.
 """
 
 from __future__ import annotations
@@ -21,32 +25,33 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 RUNNER = REPO / "tests" / "body" / "jax_verdicts.py"
 sys.path.insert(0, str(REPO / "server"))
 
+from body_families import FAMILIES
 from contract_mutants import Editor
 from pallas_lsp.analysis.engine import analyze_source
 
-CODES = ("PAL401", "PAL402")
 GOAL = 0.95
-STORE_ERRORS = ("Invalid dtype for `swap`", "Invalid shape for `swap`")
+# A module's own check of its results: JAX compiled and ran the kernel.
+ACCEPTED_FAILURES = ("AssertionError",)
 
 
 @dataclass(frozen=True)
 class Mutant:
     source: Path
-    line: int       # the store's line
+    family: str
+    line: int       # the mutated expression's line
+    col: int
     text: str       # the mutated module
-    col: int        # the dropped cast's column
 
     @property
     def name(self) -> str:
-        return f"{self.source.stem}__drop_astype_{self.line}_{self.col}"
+        return f"{self.source.stem}__{self.family}_{self.line}_{self.col}"
 
 
 def sources() -> list[Path]:
@@ -55,45 +60,69 @@ def sources() -> list[Path]:
     return [p for p in paths if p.name != "__init__.py" and "# expect" not in p.read_text()]
 
 
-def _stored_casts(tree: ast.Module) -> Iterator[ast.Call]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) for t in node.targets) \
-                or isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Subscript):
-            for sub in ast.walk(node.value):
-                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "astype":
-                    yield sub
-
-
-def mutants() -> list[Mutant]:
+def mutants(families: list[str] | None = None) -> list[Mutant]:
     out = []
     for path in sources():
         text = path.read_text()
-        editor = Editor(text)
-        for call in _stored_casts(ast.parse(text)):
-            receiver = call.func.value  # type: ignore[attr-defined]
-            kept = editor.text(receiver)
-            if not isinstance(receiver, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
-                kept = f"({kept})"
-            new = editor.splice(editor.start(call), editor.end(call), kept)
-            out.append(Mutant(path, call.lineno, new, call.col_offset))
+        tree, editor = ast.parse(text), Editor(text)
+        for family, make in FAMILIES.items():
+            if families is None or family in families:
+                out.extend(Mutant(path, e.family, e.line, e.col, e.text) for e in make(tree, editor)
+                           if _parses(e.text))
     return out
 
 
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
+
+
 def jax_verdicts(ms: list[Mutant], tmp: Path) -> dict[str, dict]:
+    """{mutant name or control path: jax_verdicts.py record}."""
     files = []
     for m in ms:
         folder = tmp / m.name
         folder.mkdir()
         (folder / m.source.name).write_text(m.text)
         files.append(folder / m.source.name)
-    out = subprocess.run([sys.executable, str(RUNNER), *map(str, files)], capture_output=True, text=True,
-                         timeout=1800, check=False).stdout
-    return {Path(v["path"]).parent.name: v for v in map(json.loads, out.splitlines())}
+    controls = sorted({m.source for m in ms})
+    out = subprocess.run([sys.executable, str(RUNNER), "--tpu", *map(str, controls), *map(str, files)],
+                         capture_output=True, text=True, timeout=3600, check=False).stdout
+    recs = {}
+    for rec in map(json.loads, out.splitlines()):
+        path = Path(rec["path"])
+        recs[str(path) if path in controls else path.parent.name] = rec
+    return recs
 
 
-def findings(m: Mutant) -> set[tuple[int, str]]:
-    return {(f.span.line + 1, f.code) for f in analyze_source(m.text, str(m.source))
-            if f.code in CODES and f.severity == "error"}
+@dataclass(frozen=True)
+class Verdict:
+    """What JAX does with a mutant: rejects it (on `line`, saying `message`) or not."""
+
+    rejected: bool
+    line: int | None = None
+    message: str = ""
+    stage: str = ""
+
+
+def verdict(rec: dict, control: dict) -> Verdict | None:
+    """None when the control itself fails: nothing to compare with."""
+    if control["status"] != "ok":
+        return None
+    if rec["status"] == "error" and rec.get("exc_type") not in ACCEPTED_FAILURES:
+        return Verdict(True, rec.get("line"), rec.get("message", ""), "trace")
+    known = {(f["message"], f["line"]) for f in control.get("lowering", [])}
+    new = [f for f in rec.get("lowering", []) if (f["message"], f["line"]) not in known]
+    if new:
+        return Verdict(True, new[0]["line"], new[0]["message"], "lowering")
+    return Verdict(False)
+
+
+def errors(text: str, path: Path) -> set[tuple[int, str]]:
+    return {(f.span.line + 1, f.code) for f in analyze_source(text, str(path)) if f.severity == "error"}
 
 
 @dataclass
@@ -103,48 +132,61 @@ class Score:
     flagged: int = 0
     accepted: int = 0
     false_errors: int = 0
-    other: int = 0      # JAX fails otherwise (not a store error): not scored
+    unjudged: int = 0      # the module as written fails: not scored
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.flagged / self.rejected if self.rejected else 1.0
 
 
-def judge(m: Mutant, got: set[tuple[int, str]], rec: dict | None, score: Score, notes: list[str]) -> None:
+def judge(m: Mutant, got: set[tuple[int, str]], v: Verdict | None, score: Score) -> None:
     score.mutants += 1
-    if rec is not None and rec["status"] == "ok":
+    if v is None:
+        score.unjudged += 1
+        return
+    if not v.rejected:
         score.accepted += 1
         if got:
             score.false_errors += 1
-            notes.append(f"false error: {m.name} {sorted(got)}")
-        return
-    if rec is not None and not rec.get("message", "").startswith(STORE_ERRORS):
-        score.other += 1
-        notes.append(f"not a store error: {m.name} {rec.get('status')} {rec.get('message', '')[:100]}")
+            score.notes.append(f"false error: {m.name} {sorted(got)}")
         return
     score.rejected += 1
-    line = rec["line"] if rec is not None else m.line
-    if any(at == line for at, _ in got):
+    if any(line == v.line for line, _ in got):
         score.flagged += 1
     else:
-        notes.append(f"missed: {m.name} (JAX: {rec.get('message', '')[:100] if rec else '-'}) found {sorted(got)}")
+        score.notes.append(f"missed: {m.name} (JAX, {v.stage}, line {v.line}: {v.message[:110]}) found {sorted(got)}")
 
 
-def run(jax: bool, strict: bool, listing: bool = False) -> int:
-    ms = mutants()
+def score_all(ms: list[Mutant], verdicts: dict[str, dict], listing: bool) -> dict[str, Score]:
+    scores = {family: Score() for family in FAMILIES if any(m.family == family for m in ms)}
+    baseline = {p: errors(p.read_text(), p) for p in {m.source for m in ms}}
+    for m in ms:
+        got = errors(m.text, m.source) - baseline[m.source]
+        rec, control = verdicts.get(m.name), verdicts.get(str(m.source))
+        v = verdict(rec, control) if rec is not None and control is not None else None
+        judge(m, got, v, scores[m.family])
+        if listing:
+            said = "-" if v is None else f"rejects at {v.line} ({v.stage}): {v.message[:80]}" if v.rejected \
+                else "accepts"
+            print(f"{m.name}\tJAX {said}\tfound {sorted(got)}")
+    return scores
+
+
+def run(jax: bool, strict: bool, listing: bool = False, families: list[str] | None = None) -> int:
+    ms = mutants(families)
     with tempfile.TemporaryDirectory(prefix="pallas-body-mutants-") as tmp:
         verdicts = jax_verdicts(ms, Path(tmp)) if jax else {}
-    score, notes = Score(), []
-    for m in ms:
-        got, rec = findings(m), verdicts.get(m.name)
-        judge(m, got, rec, score, notes)
-        if listing:
-            print(f"{m.source.name}:{m.line}\tJAX: {rec['status'] if rec else '-'} "
-                  f"{rec.get('message', '')[:90] if rec else ''}\tfound {sorted(got)}")
-    rate = score.flagged / score.rejected if score.rejected else 1.0
-    print("| family | mutants | JAX rejects | flagged | % | JAX accepts | false errors | other failures |")
+    scores = score_all(ms, verdicts, listing)
+    print("| family | mutants | JAX rejects | flagged on JAX's line | % | JAX accepts | false errors | unjudged |")
     print("|---|---|---|---|---|---|---|---|")
-    print(f"| drop-astype | {score.mutants} | {score.rejected} | {score.flagged} | {100 * rate:.1f} "
-          f"| {score.accepted} | {score.false_errors} | {score.other} |")
-    for note in notes:
-        print("  " + note)
-    failed = strict and jax and (score.false_errors > 0 or rate < GOAL)
+    for family, s in scores.items():
+        print(f"| {family} | {s.mutants} | {s.rejected} | {s.flagged} | {100 * s.rate:.1f} | {s.accepted} "
+              f"| {s.false_errors} | {s.unjudged} |")
+    for s in scores.values():
+        for note in s.notes:
+            print("  " + note)
+    failed = strict and jax and any(s.false_errors or s.rate < GOAL for s in scores.values())
     if failed:
         print("FAIL (--strict): body mutants")
     return int(failed)
@@ -155,8 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jax", action="store_true", help="ask JAX which mutants it rejects")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a goal is missed (with --jax)")
     ap.add_argument("--list", action="store_true", help="one line per mutant")
+    ap.add_argument("--family", action="append", choices=sorted(FAMILIES), help="only these families")
     args = ap.parse_args(argv)
-    return run(args.jax, args.strict, args.list)
+    return run(args.jax, args.strict, args.list, args.family)
 
 
 if __name__ == "__main__":

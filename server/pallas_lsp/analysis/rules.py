@@ -10,6 +10,7 @@ JAX_TPU_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/details.html"
 JAX_MATMUL_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/matmul.html"
 JAX_SHAPES_DOC = "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.broadcast_shapes.html"
 JAX_REF_DOC = "https://docs.jax.dev/en/latest/pallas/quickstart.html"
+JAX_LOOP_DOC = "https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html"
 # PAL302-PAL304: how sure a finding is.
 _CERTAINTY = ("An error where every path is known (a static grid, loops with static bounds, conditions the "
               "analysis decides); a warning where it pairs starts and waits by semaphore without following every "
@@ -128,7 +129,8 @@ RULES: dict[str, Rule] = {
              "(`dot_general requires contracting dimensions to have the same shape, got (128,) and (256,).`), "
              "often a missing or misplaced `.T`. Stage: trace.", JAX_MATMUL_DOC),
         Rule("PAL404", "matmul-accumulator", "error",
-             "A 2-D matmul in a kernel whose result is bf16, int8, int4 or fp8 (narrow operands without "
+             "A 2-D or batched 3-D matmul in a kernel (`jnp.dot` / `matmul` / `@` / `lax.dot_general`, an "
+             "`einsum` that contracts) whose result is bf16, int8, int4 or fp8 (narrow operands without "
              "`preferred_element_type`): Mosaic needs a 32-bit accumulator (`'tpu.matmul' op Expected matmul acc "
              "to be 32-bit`). `pl.dot` always accumulates in 32 bits. Stage: TPU lowering.", JAX_MATMUL_DOC),
         Rule("PAL405", "shape-mismatch", "error",
@@ -136,6 +138,16 @@ RULES: dict[str, Rule] = {
              "broadcast (`Incompatible shapes for broadcasting: ...`), a reduction axis the array does not have "
              "(`axis 2 is out of bounds for array of dimension 2`), a reshape to another size, a concatenate of "
              "different ranks. Stage: trace.", JAX_SHAPES_DOC),
+        Rule("PAL406", "ref-index", "error",
+             "A ref read or stored with an index JAX rejects: more indices than the ref has dimensions "
+             "(`` `indices` must not be longer than `shape` ``), or a `pl.ds(start, size)` with a static non-zero "
+             "start that ends past its dimension (`Out of bound slice: start=3, size=128, stride=1, dim=130.`; "
+             "`pl.ds(0, n)` and Python slices are not checked by JAX). Stage: trace.", JAX_REF_DOC),
+        Rule("PAL407", "loop-carry-type", "error",
+             "A `lax.fori_loop` / `lax.while_loop` body returns its carry with another shape or dtype than the "
+             "carry it was given (`scan body function carry input and carry output must have equal types, but "
+             "they differ`), as when a bf16 accumulator gets an f32 product added. A weakly typed initial carry "
+             "(`0.0`) takes the body's dtype, not its shape. Stage: trace.", JAX_LOOP_DOC),
     )
 }
 

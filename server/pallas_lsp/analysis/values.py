@@ -80,11 +80,14 @@ class Const:
 @dataclass(frozen=True)
 class SliceV:
     """A slice, `pl.ds(...)` / `pl.dslice(...)` / `slice(...)`: an index that keeps its
-    dimension (`size`: its length when static, e.g. `pl.ds(i, 2)`; `bounds`: a
-    `slice(start, stop, step)`'s static arguments, its length depending on the dimension)."""
+    dimension (`size`: its length when static, e.g. `pl.ds(i, 2)`, with its static `start`
+    and `stride`; `bounds`: a `slice(start, stop, step)`'s static arguments, its length
+    depending on the dimension)."""
 
     size: int | None = None
     bounds: tuple | None = None
+    start: int | None = None
+    stride: int | None = 1
 
 
 SLICE = SliceV()
@@ -255,7 +258,10 @@ def join(a, b):
     if isinstance(a, Api) and isinstance(b, Api) and a.qname == b.qname:
         return a
     if isinstance(a, SliceV) and isinstance(b, SliceV):
-        return a if a == b else SLICE   # a slice; its length differs between the paths
+        if a == b or a.size != b.size or a.bounds != b.bounds:
+            return a if a == b else SLICE   # a slice; its length differs between the paths
+        return SliceV(a.size, a.bounds, a.start if a.start == b.start else None,
+                      a.stride if a.stride == b.stride else None)
     return UNKNOWN
 
 

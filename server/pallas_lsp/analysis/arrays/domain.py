@@ -19,7 +19,7 @@ from .args import Seq as ArgSeq
 from .findings import Operand, Operation, check, reportable
 from .shapes import ArrayV
 from .table import OPS, apply
-from .values import ArrayMethod, ArrayValue, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
+from .values import PY_FLOAT, ArrayMethod, ArrayValue, PyFloat, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
 
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and_", ast.BitOr: "or_",
@@ -44,6 +44,10 @@ class ArrayDomain(Domain):
     """Stateless: what it learns of an entry goes to the entry's `Context`."""
 
     def call_name(self, ev: Evaluator, qname: str, call: CallArgs) -> Any:
+        if qname == "float":
+            first = call.value(0)
+            scalar = isinstance(first, ArrayValue) and first.array.shape == () or isinstance(first, PyFloat)
+            return PY_FLOAT if scalar and len(call.args) == 1 else NOT_MINE
         if qname in OPS:
             return _applied(ev, qname, [], call, _loc(call))
         if not qname.startswith(("jax.numpy.", "numpy.")):
@@ -119,13 +123,24 @@ def _loc(call: CallArgs) -> Loc | None:
 def _operator(ev: Evaluator, name: str, operands: tuple, node: ast.AST | None, frame: Frame | None) -> Any:
     """A Python operator where an operand is an array value (else not this domain's)."""
     if not any(isinstance(v, ArrayValue) for v in operands):
-        return NOT_MINE
+        return _float_arithmetic(name, operands)
     args = [to_arg(v) for v in operands]
     result = _model(f"operator.{name}", args, {})
     if node is not None and frame is not None and reportable(ev, frame):
         described = tuple(Operand(n, a if isinstance(a, ArrayV) else None) for n, a in zip(_sides(node), args))
         check(ev, frame, Operation(f"operator.{name}", frame.loc(node), described), result)
     return NOT_MINE if result is None else from_result(result, None)
+
+
+def _float_arithmetic(name: str, operands: tuple) -> Any:
+    """Python arithmetic on a Python float of unknown value: a Python float."""
+    numbers = all(isinstance(v, PyFloat) or isinstance(v, Const) and type(v.value) in (int, float)
+                  for v in operands)
+    return PY_FLOAT if numbers and name in _FLOAT_ARITHMETIC and any(isinstance(v, PyFloat) for v in operands) \
+        else NOT_MINE
+
+
+_FLOAT_ARITHMETIC = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "neg", "pos"})
 
 
 def _sides(node: ast.AST) -> tuple[ast.AST | None, ast.AST | None]:

@@ -16,6 +16,7 @@ from .shapes import ArrayV, Rejected, text
 
 # The calls and operator that lower to `tpu.matmul` (`pl.dot` accumulates in 32 bits).
 _MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot_general", "operator.matmul"})
+_EINSUM = "jax.numpy.einsum"
 _NARROW = frozenset({"bfloat16", "int8", "int4", "float8_e4m3fn", "float8_e5m2"})
 _DOT_SHAPE = "dot_general requires contracting dimensions"
 
@@ -41,7 +42,7 @@ class Operation:
 def reportable(ev: Evaluator, frame: Frame) -> bool:
     """Code of the analysed document that JAX certainly traces as a kernel body."""
     ctx = ev.ctx
-    if frame.path is not None or ctx.silent or ctx.uncertain or ctx.uncalled:
+    if frame.path is not None or ctx.silent or ctx.uncertain > ctx.staged or ctx.uncalled:
         return False
     return any(g is not None for g in ctx.grids)
 
@@ -51,12 +52,12 @@ def check(ev: Evaluator, frame: Frame, op: Operation, result: Any) -> None:
     narrow matmul result."""
     if isinstance(result, Rejected):
         code = "PAL403" if result.message.startswith(_DOT_SHAPE) else "PAL405"
-        _add(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip()))
-    elif isinstance(result, ArrayV) and op.name in _MATMULS:
+        add_once(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip()))
+    elif isinstance(result, ArrayV) and (op.name in _MATMULS or op.name == _EINSUM):
         _narrow_matmul(ev, frame, op, result)
 
 
-def _add(ev: Evaluator, finding: ContractFinding) -> None:
+def add_once(ev: Evaluator, finding: ContractFinding) -> None:
     """Once per node: loops and grid replays run a body more than once."""
     if not any(f.code == finding.code and f.at.node is finding.at.node for f in ev.ctx.rule_findings):
         ev.ctx.rule_findings.append(finding)
@@ -70,12 +71,13 @@ def _described(op: Operation) -> str:
 
 
 def _narrow_matmul(ev: Evaluator, frame: Frame, op: Operation, result: ArrayV) -> None:
-    """bf16 / int8 / fp8 results of a 2-D matmul: Mosaic wants a 32-bit accumulator."""
+    """bf16 / int8 / fp8 results of a 2-D or batched 3-D matmul: Mosaic wants a 32-bit
+    accumulator."""
     dtype = result.dtype
-    arrays = [o.array for o in op.operands[:2]]
-    if dtype is None or dtype.weak or dtype.name not in _NARROW or len(arrays) != 2:
+    arrays = _matmul_operands(op)
+    if dtype is None or dtype.weak or dtype.name not in _NARROW or arrays is None:
         return
-    if any(a is None or a.shape is None or len(a.shape) != 2 or a.dtype is None or is_unsigned(a.dtype)
+    if any(a is None or a.shape is None or not 2 <= len(a.shape) <= 3 or a.dtype is None or is_unsigned(a.dtype)
            for a in arrays):
         return
     wide = "int32" if is_integer(dtype) else "float32"
@@ -83,7 +85,22 @@ def _narrow_matmul(ev: Evaluator, frame: Frame, op: Operation, result: ArrayV) -
                f"{_described(op)} Accumulate in {wide} (`preferred_element_type=jnp.{wide}`) and cast the "
                "result where a narrow value is wanted.")
     fix = _fix(ev, frame, op, wide)
-    _add(ev, ContractFinding("PAL404", op.at, message, (), (fix,) if fix is not None else ()))
+    add_once(ev, ContractFinding("PAL404", op.at, message, (), (fix,) if fix is not None else ()))
+
+
+def _matmul_operands(op: Operation) -> list[ArrayV | None] | None:
+    """The two matrices of a matmul; of an `einsum`, only where it contracts a label of
+    both (`"hqd,hkd->hqk"`): elementwise and outer products lower otherwise."""
+    if op.name in _MATMULS:
+        return [o.array for o in op.operands[:2]] if len(op.operands) >= 2 else None
+    if op.name != _EINSUM or len(op.operands) != 3 or not isinstance(op.operands[0].node, ast.Constant):
+        return None
+    spec = op.operands[0].node.value
+    if not isinstance(spec, str) or spec.count("->") != 1 or spec.count(",") != 1 or "." in spec:
+        return None
+    inputs, output = spec.replace(" ", "").split("->")
+    a, b = inputs.split(",")
+    return [o.array for o in op.operands[1:]] if set(a) & set(b) - set(output) else None
 
 
 def _fix(ev: Evaluator, frame: Frame, op: Operation, wide: str) -> ContractSuggestion | None:

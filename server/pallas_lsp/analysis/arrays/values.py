@@ -14,7 +14,7 @@ from typing import Any
 from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Loc, Seq, SliceV, is_number
 from .args import OPAQUE, Arg, Dims, DTypeArg, Py
 from .args import Seq as ArgSeq
-from .dtypes import INT32, DType, by_name, is_bool, is_integer
+from .dtypes import FLOAT32, INT32, DType, by_name, is_bool, is_integer
 from .shapes import ArrayV, join_arrays
 
 _DTYPE_MODULES = ("jax.numpy.", "numpy.", "jax.dtypes.", "ml_dtypes.")
@@ -68,6 +68,25 @@ class TypeInfo(DomainValue):
         return ("info", self.kind, self.dtype)
 
 
+@dataclass(frozen=True, eq=False, slots=True)
+class PyFloat(DomainValue):
+    """A Python float whose value the code does not give (`float(np.finfo(np.float32).max)`,
+    times a number): where it meets an array it is a weak float32, as any Python float."""
+
+    def join(self, other: Any) -> Any:
+        if isinstance(other, PyFloat) or isinstance(other, Const) and type(other.value) is float:
+            return self
+        return SCALAR if other is SCALAR or is_number(other) else UNKNOWN
+
+    def same(self, other: Any) -> bool:
+        return isinstance(other, PyFloat)
+
+    def signature(self) -> Any:
+        return ("python float",)
+
+
+PY_FLOAT = PyFloat()
+_WEAK_FLOAT32 = ArrayV((), DType(FLOAT32.name, weak=True))
 _TRACED_INT32 = ArrayV((), INT32)
 _WEAK_INT32 = ArrayV((), DType(INT32.name, weak=True))
 
@@ -123,6 +142,8 @@ def to_arg(value: Any, node: ast.AST | None = None) -> Arg:
     names of lengths that are not static)."""
     if isinstance(value, ArrayValue):
         return value.array
+    if isinstance(value, PyFloat):
+        return _WEAK_FLOAT32
     if isinstance(value, Const):
         v = value.value
         return Py(v) if v is None or v is Ellipsis or type(v) in (int, float, bool, str) else OPAQUE

@@ -175,6 +175,9 @@ class Context:
     # > 0 while running code that may not run (a branch on an unknown condition, the rest
     # of a function after such a branch returned) or runs an unknown number of times.
     uncertain: int = 0
+    # Of those, the levels a domain opened for code that is staged whole whatever runs of
+    # it happen (JAX traces a `fori_loop` body once, and both branches of a `lax.cond`).
+    staged: int = 0
     uncalled: int = 0                    # > 0 while running closures nothing calls (JAX never traces them)
     deps: dict[str, Any] = field(default_factory=dict)  # global name -> key of the block it resolved to
     views: list[Any] = field(default_factory=list)      # what the domains noted for hover
@@ -213,13 +216,16 @@ class Context:
 
 
 @contextmanager
-def maybe_runs(ctx: Context) -> Iterator[None]:
-    """Run code that may not run (or runs an unknown number of times)."""
+def maybe_runs(ctx: Context, staged: bool = False) -> Iterator[None]:
+    """Run code that may not run (or runs an unknown number of times); `staged`: code
+    that is staged all the same (`Context.staged`)."""
     ctx.uncertain += 1
+    ctx.staged += staged
     try:
         yield
     finally:
         ctx.uncertain -= 1
+        ctx.staged -= staged
 
 
 class Evaluator(Protocol):

@@ -23,6 +23,7 @@ from ..interp.frame import Context, Evaluator, Frame
 from ..report import ContractFinding, ContractNote
 from ..values import SCALAR, UNKNOWN, Loc, shape_text
 from .indexing import IndexKind, IndexPart, index_parts, view_dims
+from .ref_index import check_index
 from .values import ArraySpecV, BlockSpecV, BufferRef, PallasCall
 
 # The dtype names JAX spells the same in `jnp`, `np` and `jax.numpy`.
@@ -147,6 +148,7 @@ def read(ev: Evaluator, buf: BufferRef, node: ast.Subscript, frame: Frame) -> An
     parts = index_parts(ev, elts, frame)
     if parts is None:
         return UNKNOWN
+    check_index(ev, buf, node, parts, frame)
     dtype = by_name(buf.dtype) if buf.dtype is not None else None
     if buf.open:
         if len(parts) == 1 and parts[0].kind is IndexKind.DROP:

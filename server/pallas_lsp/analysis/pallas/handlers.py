@@ -199,10 +199,16 @@ def index_keeper(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
             bounds = tuple(b.value for b in vals)
             return SliceV(bounds=(None, *bounds) if len(bounds) == 1 else bounds)
         return SLICE
-    size = call.param(1, "size")
-    if size is not None and isinstance(size.value, Const) and type(size.value.value) is int:
-        return SliceV(size.value.value)
-    return SLICE
+    size = _static_int(call.param(1, "size"))
+    if size is None:
+        return SLICE
+    stride = call.param(2, "stride")
+    return SliceV(size, start=_static_int(call.param(0, "start")), stride=_static_int(stride) if stride else 1)
+
+
+def _static_int(arg: Arg | None) -> int | None:
+    return arg.value.value if arg is not None and isinstance(arg.value, Const) and type(arg.value.value) is int \
+        else None
 
 
 def selector(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:

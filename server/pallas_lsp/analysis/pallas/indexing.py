@@ -33,6 +33,8 @@ class IndexPart:
     bounds: tuple | None = None             # a literal slice's static (lower, upper, step)
     full: bool = False                      # a bare `:`
     value: int | None = None                # a dropping index's static value
+    start: int | None = None                # a keeper's static start and stride (`pl.ds(3, 8)`)
+    stride: int | None = 1
 
 
 def keeps_dimension(part: IndexPart) -> bool:
@@ -62,7 +64,7 @@ def _part_of_value(v: Any) -> IndexPart | None:
     if isinstance(v, Const) and v.value is Ellipsis:
         return IndexPart(IndexKind.ELLIPSIS)
     if isinstance(v, SliceV):
-        return IndexPart(IndexKind.KEEP, v.size, v.bounds)
+        return IndexPart(IndexKind.KEEP, v.size, v.bounds, start=v.start, stride=v.stride)
     if v is SCALAR or (isinstance(v, Const) and type(v.value) in (int, bool)) or is_index_scalar(v):
         return IndexPart(IndexKind.DROP, value=v.value if isinstance(v, Const) and type(v.value) is int else None)
     return None

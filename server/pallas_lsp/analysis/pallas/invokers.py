@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..arrays.loops import check_carry
 from ..arrays.values import loop_index
 from ..interp.frame import (
     STAR,
@@ -269,12 +270,12 @@ def _own_run(ctx: Context, concurrent: bool = False) -> Iterator[None]:
     """A kernel's semaphores are its own: whether its caller surely runs it (a branch, a
     function handed to `shard_map`) does not change what one run of it counts. Bodies
     that run `concurrent`ly (MPMD) interleave their events in an order no run decides."""
-    saved = ctx.uncertain, ctx.summarising
-    ctx.uncertain, ctx.summarising = int(concurrent), 0
+    saved = ctx.uncertain, ctx.summarising, ctx.staged
+    ctx.uncertain, ctx.summarising, ctx.staged = int(concurrent), 0, 0
     try:
         yield
     finally:
-        ctx.uncertain, ctx.summarising = saved
+        ctx.uncertain, ctx.summarising, ctx.staged = saved
 
 
 def _with_buffers(front: list[ArgOrStar], outs: list | None, buffers: tuple[list, list],
@@ -344,15 +345,22 @@ def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     if trips is not None:
         return _unrolled(ev, vals[2], trips, call, vals[3])
     index = loop_index((vals[0], vals[1]))
-    with maybe_runs(ev.ctx):   # an unknown number of times
+    with maybe_runs(ev.ctx, staged=True):   # an unknown number of times; JAX traces it once
         if isinstance(vals[2], Func):
             carried = ev.call_function(vals[2], [Arg(index), Arg(vals[3])], {}, call.node, call.frame,
                                        helper=False, loop_body=True)
         else:
             carried = ev.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, call.node, call.frame, helper=False)
+    static = all(isinstance(b, Const) and type(b.value) is int for b in vals[:2])
+    check_carry(ev, call, vals[3], _node(call, 3, "init_val"), carried, "scan" if static else "while_loop")
     # JAX traces the body once and requires the carry it returns to be of the initial
     # carry's type: the loop's value is that type (the join is exact where they agree).
     return join(vals[3], carried)
+
+
+def _node(call: CallArgs, i: int, name: str) -> ast.AST | None:
+    arg = call.param(i, name)
+    return arg.node if arg is not None else None
 
 
 def _unrolled(ev: Evaluator, body: Any, trips: range, call: CallArgs, carry: Any = None) -> Any:
@@ -369,9 +377,10 @@ def while_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     if len(vals) < 3:
         return UNKNOWN
-    with maybe_runs(ev.ctx):
+    with maybe_runs(ev.ctx, staged=True):
         ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
         carried = ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+    check_carry(ev, call, vals[2], _node(call, 2, "init_val"), carried, "while_loop")
     return join(vals[2], carried)   # the initial carry's type, as for `fori_loop`
 
 
@@ -383,7 +392,7 @@ def cond(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     if taken is not None and len(branches) == 2 and not _replay_decides(ev.ctx):   # one branch runs
         ev.call(branches[0 if taken else 1], operands, {}, call.node, call.frame, helper=False)
         return UNKNOWN
-    with maybe_runs(ev.ctx):
+    with maybe_runs(ev.ctx, staged=True):   # JAX traces every branch
         for f in branches:
             ev.call(f, operands, {}, call.node, call.frame, helper=False)
     return UNKNOWN
@@ -409,7 +418,7 @@ def switch(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
         ev.call(branches[min(max(index, 0), len(branches) - 1)], list(operands), {}, call.node, call.frame,
                 helper=False)
         return UNKNOWN
-    with maybe_runs(ev.ctx):
+    with maybe_runs(ev.ctx, staged=True):
         for f in branches:
             ev.call(f, list(operands), {}, call.node, call.frame, helper=False)
     return UNKNOWN
@@ -471,7 +480,7 @@ def apply_when(ev: Evaluator, value: WhenDecorator, call: CallArgs) -> Any:
         elif value.condition is True:
             ev.call(first.value, [], {}, call.node, call.frame, helper=False)
         else:
-            with maybe_runs(ev.ctx):
+            with maybe_runs(ev.ctx, staged=True):   # JAX traces the body either way
                 ev.call(first.value, [], {}, call.node, call.frame, helper=False)
     return UNKNOWN
 
@@ -484,7 +493,7 @@ def apply_loop(ev: Evaluator, value: LoopDecorator, call: CallArgs) -> Any:
     if trips is not None:
         _unrolled(ev, first.value, trips, call)
         return UNKNOWN
-    with maybe_runs(ev.ctx):
+    with maybe_runs(ev.ctx, staged=True):
         if isinstance(first.value, Func):
             index = loop_index((value.lower, value.upper, value.step))
             ev.call_function(first.value, [Arg(index)], {}, call.node, call.frame, helper=False, loop_body=True)

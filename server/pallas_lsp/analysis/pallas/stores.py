@@ -21,6 +21,7 @@ from ..interp.frame import Evaluator, Frame
 from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
 from ..values import Const, shape_text
 from .indexing import index_parts, view_dims
+from .ref_index import check_index
 from .values import BufferRef
 
 # Augmented operators whose result has the ref's dtype once the operand has it.
@@ -62,6 +63,8 @@ def check_store(ev: Evaluator, buf: BufferRef, node: ast.Subscript, value: Any, 
     array = _value_array(value)
     elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     parts = index_parts(ev, elts, frame, strict=True)
+    if parts is not None:
+        check_index(ev, buf, node, parts, frame)
     if array is None or parts is None:
         return
     expected = view_dims(buf.dims, parts)

@@ -1,0 +1,33 @@
+"""A matmul over K chunks inside the kernel: a `fori_loop` adds each chunk's product to a
+carried accumulator, bf16 operands with f32 products.
+
+Bug: the accumulator starts as bf16 (the output's dtype) and the body returns it as f32:
+the carry changes dtype.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+
+M, K, N, BK = 128, 512, 128, 128
+
+
+def chunked_matmul_kernel(x_ref, w_ref, o_ref):
+    def step(k, acc):
+        x = x_ref[:, pl.ds(pl.multiple_of(k * BK, BK), BK)]
+        w = w_ref[pl.ds(pl.multiple_of(k * BK, BK), BK), :]
+        return acc + jnp.dot(x, w, preferred_element_type=jnp.float32)
+
+    acc = lax.fori_loop(0, K // BK, step, jnp.zeros((M, N), o_ref.dtype))  # expect: PAL407
+    o_ref[...] = acc.astype(o_ref.dtype)
+
+
+def chunked_matmul(x, w):
+    return pl.pallas_call(chunked_matmul_kernel, out_shape=jax.ShapeDtypeStruct((M, N), jnp.bfloat16))(x, w)
+
+
+def trace():
+    x = jax.ShapeDtypeStruct((M, K), jnp.bfloat16)
+    w = jax.ShapeDtypeStruct((K, N), jnp.bfloat16)
+    jax.export.export(jax.jit(chunked_matmul), platforms=["tpu"])(x, w)
