@@ -33,7 +33,7 @@ from ..values import (
 from . import builtins
 from .binding import bind
 from .domain import NOT_MINE, Domain
-from .envs import signature
+from .envs import ActiveCall, signature
 from .frame import (
     ANY_KWARGS,
     FOREIGN_STEP_BUDGET,
@@ -216,8 +216,8 @@ class CallingInterpreter(ABC):
             if key in ctx.memo:
                 return ctx.memo[key]
         env = bind(self, self.domains, fnode, func, args, kwargs, node, frame, helper)
-        active = (fnode, signature(tuple(env.items())))
-        if active in ctx.active:
+        active = ActiveCall(fnode, tuple(env.items()))
+        if active.repeats(ctx.active):
             self._unfollowed(args, kwargs)
             return UNKNOWN  # the same call again inside itself: unbounded recursion
         effects = ctx.effects
@@ -250,7 +250,7 @@ class CallingInterpreter(ABC):
         if values:
             self.escape(values)
 
-    def _run_function(self, func: Func, env: dict[str, Any], frame: Frame, loop_body: bool, active: tuple) -> Any:
+    def _run_function(self, func: Func, env: dict[str, Any], frame: Frame, loop_body: bool, active: ActiveCall) -> Any:
         fnode = func.node
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
         callee_frame.scope = fnode

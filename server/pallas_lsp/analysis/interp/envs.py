@@ -3,7 +3,9 @@ for loop fixpoints, call signatures for memoising."""
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..values import (
@@ -117,3 +119,19 @@ def join_envs(envs: list[dict]) -> dict:
         out[k] = join_all(vals)
     return out
 
+
+@dataclass(frozen=True)
+class ActiveCall:
+    """A user function being run, with what its parameters were bound to."""
+
+    node: ast.AST
+    bindings: tuple
+
+    def repeats(self, active: list[ActiveCall]) -> bool:
+        """Whether this call is already being run with the same arguments: unbounded
+        recursion. (Signatures are compared only when the function is on the stack.)"""
+        same = [a for a in active if a.node is self.node]
+        if not same:
+            return False
+        mine = signature(self.bindings)
+        return any(signature(a.bindings) == mine for a in same)

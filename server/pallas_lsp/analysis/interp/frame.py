@@ -164,7 +164,7 @@ class Context:
     foreign_steps: int = 0               # steps spent in other modules' functions
     in_foreign: bool = False
     interrupted: Callable[[], bool] | None = None   # asked every INTERRUPT_EVERY steps: stop?
-    active: list[tuple] = field(default_factory=list)   # (function node, argument signature) on the stack
+    active: list[Any] = field(default_factory=list)   # envs.ActiveCall: the user functions being run
     memo: dict = field(default_factory=dict)            # top-level function calls already analysed
     memoise: bool = True                 # False: every call runs (a replay counts what each one does)
     # Events a domain counts, so far: a call that had some is not memoised (a memo hit
