@@ -21,7 +21,7 @@ from .buffers import read, view
 from .indexing import index_sem
 from .invokers import grid_of
 from .registry import library_fields, semaphore_member
-from .sems import Sem, SemType, Site, map_sems
+from .sems import Sem, SemType, Site, holds_sem, map_sems
 from .stores import check_store
 from .values import AtProperty, BufferRef
 
@@ -108,6 +108,8 @@ class PallasDomain(Domain):
     def entering_helper(self, ev: Evaluator, value: Any, call: HelperCall) -> Any:
         """Semaphores passed to a helper remember the call site (unless they already came
         through an outer one): a DMA inside the helper reports there."""
+        if not holds_sem(value):
+            return value
         direct = isinstance(value, Sem)
         key = (id(call.arg), id(call.call), id(call.callee_node), direct)
         sites = ev.ctx.sites
