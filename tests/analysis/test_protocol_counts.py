@@ -243,3 +243,59 @@ def test_semaphores_in_an_object_handed_to_unknown_code_are_not_judged():
         o_ref[...] = buf[...]
     """
     assert protocol(module(body)) == []
+
+
+# Triple-buffered prefetch through `lax.switch` over one branch per slot, the slot kept in
+# a default argument (bound where the function is made, as Python does).
+SWITCH = """
+def kernel(x_hbm, o_ref, buf, sems):
+    b = pl.program_id(0)
+
+    def fetch(block, s):
+        return pltpu.make_async_copy(x_hbm.at[pl.ds(block * 8, 8)], buf.at[pl.ds(s * 8, 8)], sems.at[s])
+
+    {branches}
+
+    @pl.when(b == 0)
+    def _():
+        {prologue}
+
+    @pl.when(b + 1 < 4)
+    def _():
+        {prefetch}
+
+    fetch(b, b % 3).wait()
+    o_ref[...] = buf[...]
+"""
+_DEF_LOOP = ("branches = []\n    for s in range(3):\n        def br(blk, s=s):\n            fetch(blk, s).start()\n"
+             "        branches.append(br)")
+_SWITCH = "jax.lax.switch((b + 1) % 3, branches, b + 1)"
+_COND_CHAIN = ("jax.lax.cond((b + 1) % 3 == 0, branches[0], lambda blk: jax.lax.cond((b + 1) % 3 == 1, "
+               "branches[1], branches[2], blk), b + 1)")
+
+
+@pytest.mark.parametrize("branches, prefetch", [
+    ("branches = [lambda blk, s=s: fetch(blk, s).start() for s in range(3)]", _SWITCH),
+    (_DEF_LOOP, _SWITCH),
+    ("branches = tuple(lambda blk, s=s: fetch(blk, s).start() for s in range(3))", _SWITCH),
+    ("branches = [lambda s=s: fetch(b + 1, s).start() for s in range(3)]", "jax.lax.switch((b + 1) % 3, branches)"),
+    ("branches = [lambda blk, s=s: fetch(blk, s).start() for s in range(3)]", _COND_CHAIN),
+])
+@pytest.mark.parametrize("prologue, found", [("fetch(0, 0).start()", []), ("pass", ["PAL303"])])
+def test_switch_branches_keep_their_default_arguments(branches, prefetch, prologue, found):
+    body = SWITCH.replace("{branches}", branches).replace("{prefetch}", prefetch).replace("{prologue}", prologue)
+    text = module(body, grid="(4,)", sems="pltpu.SemaphoreType.DMA((3,))")
+    assert protocol(text) == [(line_of(text, "fetch(b, b % 3).wait()"), code, "error") for code in found]
+
+
+# Code the replay does not follow on a path may start anything: no error built on "it
+# starts nothing" (the pairing sees every semaphore waited and started: silence).
+@pytest.mark.parametrize("prefetch", [
+    "some_library.starters(fetch)[0](b + 1)",                 # a callee it cannot resolve
+    "jax.lax.switch((b + 1) % 3, some_library.branches(fetch), b + 1)",   # branches not known
+    "some_library.run([lambda: fetch(b + 1, (b + 1) % 3).start()])",      # functions handed over
+])
+def test_a_path_through_unknown_code_is_not_counted(prefetch):
+    body = SWITCH.replace("{branches}", "import some_library").replace("{prefetch}", prefetch)
+    text = module(body.replace("{prologue}", "fetch(0, 0).start()"), grid="(4,)", sems="pltpu.SemaphoreType.DMA((3,))")
+    assert protocol(text) == []

@@ -37,6 +37,7 @@ from ..values import (
 )
 from .buffers import array_of_spec, array_spec_of, block_buffer, io_buffers, scratch_buffer
 from .counting import replay_would_help, unroll_trips
+from .handlers import unseen_events
 from .model import Binding, Invoker
 from .sems import Sem, SemType, Site, allocate, holds_sem, map_sems
 from .values import (
@@ -402,6 +403,7 @@ def _replay_decides(ctx: Context) -> bool:
 def switch(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     if len(vals) < 2 or not isinstance(vals[1], Seq) or not vals[1].items:
+        unseen_events(ev.ctx)   # branches not known: what they do is not either
         return UNKNOWN
     branches, operands = vals[1].items, [Arg(v) for v in vals[2:]]
     index = vals[0].value if isinstance(vals[0], Const) and type(vals[0].value) is int else None
