@@ -299,3 +299,74 @@ def test_a_path_through_unknown_code_is_not_counted(prefetch):
     body = SWITCH.replace("{branches}", "import some_library").replace("{prefetch}", prefetch)
     text = module(body.replace("{prologue}", "fetch(0, 0).start()"), grid="(4,)", sems="pltpu.SemaphoreType.DMA((3,))")
     assert protocol(text) == []
+
+
+# A prologue guarded by a condition spelled with `&` / `|` / `jnp.logical_*`: a replay
+# decides it at each grid step.
+PROLOGUE = """
+def kernel(x_hbm, o_ref, buf, sems):
+    i, j = pl.program_id(0), pl.program_id(1)
+    s = i * 2 + j
+
+    def fetch(block, slot):
+        return pltpu.make_async_copy(x_hbm.at[pl.ds(block * 8, 8)], buf.at[pl.ds(slot * 8, 8)], sems.at[slot])
+
+    @pl.when({first})
+    def _():
+        fetch(0, 0).start()
+
+    @pl.when(s + 1 < {last})
+    def _():
+        fetch(s + 1, (s + 1) % 2).start()
+
+    fetch(s, s % 2).wait()
+    o_ref[...] = buf[...]
+"""
+
+
+@pytest.mark.parametrize("first", ["(i == 0) & (j == 0)", "jnp.logical_and(i == 0, j == 0)",
+                                   "jnp.logical_not((i > 0) | (j > 0))",
+                                   "jnp.logical_not(jnp.logical_or(i != 0, j != 0))"])
+@pytest.mark.parametrize("last, found", [("4", []), ("5", ["PAL302"])])
+def test_conditions_combined_by_logical_operators_are_decided(first, last, found):
+    body = PROLOGUE.replace("{first}", first).replace("{last}", last)
+    text = module(body, grid="(2, 2)", sems="pltpu.SemaphoreType.DMA((2,))")
+    assert protocol(text) == [(line_of(text, "fetch(s + 1, (s + 1) % 2).start()"), code, "error") for code in found]
+
+
+# Branches taken from a dict in `sorted` order.
+def test_switch_branches_in_sorted_order():
+    table = ("def start_into(blk, slot):\n        fetch(blk, slot).start()\n"
+             "    table = {k: functools.partial(start_into, slot=k) for k in range(3)}\n"
+             "    branches = [table[k] for k in sorted(table)]")
+    body = SWITCH.replace("{branches}", "import functools\n    " + table).replace("{prefetch}", _SWITCH)
+    text = module(body.replace("{prologue}", "pass"), grid="(4,)", sems="pltpu.SemaphoreType.DMA((3,))")
+    assert protocol(text) == [(line_of(text, "fetch(b, b % 3).wait()"), "PAL303", "error")]
+
+
+# A `while_loop` whose condition a replay decides trip by trip; its first run sees the
+# carry as any number (not its first value), so it pairs no element it cannot know.
+WHILE = """
+def kernel(x_hbm, o_ref, buf, sems):
+    fetch = lambda k, slot: pltpu.make_async_copy(x_hbm.at[pl.ds(k * 8, 8)], buf.at[pl.ds(slot * 8, 8)], sems.at[slot])
+    fetch(0, 0).start()
+
+    def body(carry):
+        k, acc = carry
+        slot = k % 2
+
+        @pl.when(k + 1 < {guard})
+        def _():
+            fetch(k + 1, 1 - slot).start()
+
+        fetch(k, slot).wait()
+        return k + 1, acc
+    jax.lax.while_loop(lambda c: c[0] < {trips}, body, (0, 0.0))
+    o_ref[...] = buf[...]
+"""
+
+
+@pytest.mark.parametrize("guard, trips, found", [("3", "3", []), ("4", "3", ["PAL302"]), ("3", "4", ["PAL303"])])
+def test_a_while_loop_is_counted_trip_by_trip(guard, trips, found):
+    text = module(WHILE.replace("{guard}", guard).replace("{trips}", trips), sems="pltpu.SemaphoreType.DMA((2,))")
+    assert [(code, severity) for _, code, severity in protocol(text)] == [(c, "error") for c in found]
