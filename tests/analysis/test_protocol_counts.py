@@ -243,3 +243,130 @@ def test_semaphores_in_an_object_handed_to_unknown_code_are_not_judged():
         o_ref[...] = buf[...]
     """
     assert protocol(module(body)) == []
+
+
+# Triple-buffered prefetch through `lax.switch` over one branch per slot, the slot kept in
+# a default argument (bound where the function is made, as Python does).
+SWITCH = """
+def kernel(x_hbm, o_ref, buf, sems):
+    b = pl.program_id(0)
+
+    def fetch(block, s):
+        return pltpu.make_async_copy(x_hbm.at[pl.ds(block * 8, 8)], buf.at[pl.ds(s * 8, 8)], sems.at[s])
+
+    {branches}
+
+    @pl.when(b == 0)
+    def _():
+        {prologue}
+
+    @pl.when(b + 1 < 4)
+    def _():
+        {prefetch}
+
+    fetch(b, b % 3).wait()
+    o_ref[...] = buf[...]
+"""
+_DEF_LOOP = ("branches = []\n    for s in range(3):\n        def br(blk, s=s):\n            fetch(blk, s).start()\n"
+             "        branches.append(br)")
+_SWITCH = "jax.lax.switch((b + 1) % 3, branches, b + 1)"
+_COND_CHAIN = ("jax.lax.cond((b + 1) % 3 == 0, branches[0], lambda blk: jax.lax.cond((b + 1) % 3 == 1, "
+               "branches[1], branches[2], blk), b + 1)")
+
+
+@pytest.mark.parametrize("branches, prefetch", [
+    ("branches = [lambda blk, s=s: fetch(blk, s).start() for s in range(3)]", _SWITCH),
+    (_DEF_LOOP, _SWITCH),
+    ("branches = tuple(lambda blk, s=s: fetch(blk, s).start() for s in range(3))", _SWITCH),
+    ("branches = [lambda s=s: fetch(b + 1, s).start() for s in range(3)]", "jax.lax.switch((b + 1) % 3, branches)"),
+    ("branches = [lambda blk, s=s: fetch(blk, s).start() for s in range(3)]", _COND_CHAIN),
+])
+@pytest.mark.parametrize("prologue, found", [("fetch(0, 0).start()", []), ("pass", ["PAL303"])])
+def test_switch_branches_keep_their_default_arguments(branches, prefetch, prologue, found):
+    body = SWITCH.replace("{branches}", branches).replace("{prefetch}", prefetch).replace("{prologue}", prologue)
+    text = module(body, grid="(4,)", sems="pltpu.SemaphoreType.DMA((3,))")
+    assert protocol(text) == [(line_of(text, "fetch(b, b % 3).wait()"), code, "error") for code in found]
+
+
+# Code the replay does not follow on a path may start anything: no error built on "it
+# starts nothing" (the pairing sees every semaphore waited and started: silence).
+@pytest.mark.parametrize("prefetch", [
+    "some_library.starters(fetch)[0](b + 1)",                 # a callee it cannot resolve
+    "jax.lax.switch((b + 1) % 3, some_library.branches(fetch), b + 1)",   # branches not known
+    "some_library.run([lambda: fetch(b + 1, (b + 1) % 3).start()])",      # functions handed over
+])
+def test_a_path_through_unknown_code_is_not_counted(prefetch):
+    body = SWITCH.replace("{branches}", "import some_library").replace("{prefetch}", prefetch)
+    text = module(body.replace("{prologue}", "fetch(0, 0).start()"), grid="(4,)", sems="pltpu.SemaphoreType.DMA((3,))")
+    assert protocol(text) == []
+
+
+# A prologue guarded by a condition spelled with `&` / `|` / `jnp.logical_*`: a replay
+# decides it at each grid step.
+PROLOGUE = """
+def kernel(x_hbm, o_ref, buf, sems):
+    i, j = pl.program_id(0), pl.program_id(1)
+    s = i * 2 + j
+
+    def fetch(block, slot):
+        return pltpu.make_async_copy(x_hbm.at[pl.ds(block * 8, 8)], buf.at[pl.ds(slot * 8, 8)], sems.at[slot])
+
+    @pl.when({first})
+    def _():
+        fetch(0, 0).start()
+
+    @pl.when(s + 1 < {last})
+    def _():
+        fetch(s + 1, (s + 1) % 2).start()
+
+    fetch(s, s % 2).wait()
+    o_ref[...] = buf[...]
+"""
+
+
+@pytest.mark.parametrize("first", ["(i == 0) & (j == 0)", "jnp.logical_and(i == 0, j == 0)",
+                                   "jnp.logical_not((i > 0) | (j > 0))",
+                                   "jnp.logical_not(jnp.logical_or(i != 0, j != 0))"])
+@pytest.mark.parametrize("last, found", [("4", []), ("5", ["PAL302"])])
+def test_conditions_combined_by_logical_operators_are_decided(first, last, found):
+    body = PROLOGUE.replace("{first}", first).replace("{last}", last)
+    text = module(body, grid="(2, 2)", sems="pltpu.SemaphoreType.DMA((2,))")
+    assert protocol(text) == [(line_of(text, "fetch(s + 1, (s + 1) % 2).start()"), code, "error") for code in found]
+
+
+# Branches taken from a dict in `sorted` order.
+def test_switch_branches_in_sorted_order():
+    table = ("def start_into(blk, slot):\n        fetch(blk, slot).start()\n"
+             "    table = {k: functools.partial(start_into, slot=k) for k in range(3)}\n"
+             "    branches = [table[k] for k in sorted(table)]")
+    body = SWITCH.replace("{branches}", "import functools\n    " + table).replace("{prefetch}", _SWITCH)
+    text = module(body.replace("{prologue}", "pass"), grid="(4,)", sems="pltpu.SemaphoreType.DMA((3,))")
+    assert protocol(text) == [(line_of(text, "fetch(b, b % 3).wait()"), "PAL303", "error")]
+
+
+# A `while_loop` whose condition a replay decides trip by trip; its first run sees the
+# carry as any number (not its first value), so it pairs no element it cannot know.
+WHILE = """
+def kernel(x_hbm, o_ref, buf, sems):
+    fetch = lambda k, slot: pltpu.make_async_copy(x_hbm.at[pl.ds(k * 8, 8)], buf.at[pl.ds(slot * 8, 8)], sems.at[slot])
+    fetch(0, 0).start()
+
+    def body(carry):
+        k, acc = carry
+        slot = k % 2
+
+        @pl.when(k + 1 < {guard})
+        def _():
+            fetch(k + 1, 1 - slot).start()
+
+        fetch(k, slot).wait()
+        return k + 1, acc
+    jax.lax.while_loop(lambda c: c[0] < {trips}, body, (0, 0.0))
+    o_ref[...] = buf[...]
+"""
+
+
+@pytest.mark.parametrize("guard, trips, found", [("3", "3", []), ("4", "3", ["PAL302"]), ("3", "4", ["PAL303"])])
+def test_a_while_loop_is_counted_trip_by_trip(guard, trips, found):
+    text = module(WHILE.replace("{guard}", guard).replace("{trips}", trips), sems="pltpu.SemaphoreType.DMA((2,))")
+    assert [(code, severity) for _, code, severity in protocol(text)] == [(c, "error") for c in found]

@@ -155,6 +155,7 @@ class Func:
     analysed: bool = False  # interpreted at least once (to find uncalled closures)
     owner: Any = None       # the ClassV a method is defined in (for super())
     is_property: bool = False
+    defaults: dict | None = None   # parameter -> its default's value where the def ran (None: read at the call)
 
 
 @dataclass(frozen=True, eq=False)

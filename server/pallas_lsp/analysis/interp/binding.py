@@ -40,7 +40,7 @@ def bind(ev: Evaluator, domains: tuple[Domain, ...], fnode: Any, func: Func, arg
             if name in kw:
                 env[name] = kw.pop(name).value
             elif back is None and not unknown_kwargs and i >= first_default:
-                env[name] = _default(ev, a.defaults[i - first_default], func)
+                env[name] = _default(ev, name, a.defaults[i - first_default], func)
             else:
                 env[name] = UNKNOWN
     if a.vararg is not None:
@@ -49,7 +49,7 @@ def bind(ev: Evaluator, domains: tuple[Domain, ...], fnode: Any, func: Func, arg
         if p.arg in kw:
             env[p.arg] = kw.pop(p.arg).value
         elif d is not None and not unknown_kwargs:
-            env[p.arg] = _default(ev, d, func)
+            env[p.arg] = _default(ev, p.arg, d, func)
         else:
             env[p.arg] = UNKNOWN
     if a.kwarg is not None:
@@ -83,8 +83,21 @@ def _varargs(extra: list[Arg], back: list[Arg] | None, front_fits: bool) -> Any:
     return UNKNOWN
 
 
-def _default(ev: Evaluator, node: ast.AST, func: Func) -> Any:
+def _default(ev: Evaluator, name: str, node: ast.AST, func: Func) -> Any:
+    if func.defaults is not None and name in func.defaults:
+        return func.defaults[name]
     return ev.eval(node, func.frame) if func.frame is not None else UNKNOWN
+
+
+def defaults_of(ev: Evaluator, fnode: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+                frame: Frame) -> dict[str, Any]:
+    """The values of a function's defaults, evaluated where the definition runs, as Python
+    does (`lambda b, s=s: ...` made in a loop keeps each pass's `s`)."""
+    a = fnode.args
+    positional = a.posonlyargs + a.args
+    pairs = [*zip(positional[len(positional) - len(a.defaults):], a.defaults),
+             *((p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)]
+    return {p.arg: ev.eval(d, frame) for p, d in pairs}
 
 
 def enter_helper(ev: Evaluator, domains: tuple[Domain, ...], env: dict[str, Any], args: list[ArgOrStar],

@@ -115,6 +115,20 @@ def _iterate(ev: Evaluator, call: CallArgs) -> Any:
     return SeqOf(element(call.value(0)))
 
 
+def _sorted(ev: Evaluator, call: CallArgs) -> Any:
+    """`sorted(xs)` of known numbers or strings (a dict: its keys), `reverse=` a constant."""
+    v = call.value(0)
+    items = [Const(k) for k in v.items] if isinstance(v, Mapping) else v.items if isinstance(v, Seq) else None
+    reverse = call.kwargs["reverse"].value if "reverse" in call.kwargs else Const(False)
+    if items is None or len(call.args) != 1 or set(call.kwargs) - {"reverse"} or not isinstance(reverse, Const):
+        return _iterate(ev, call)
+    keys: list[Any] = [i.value if isinstance(i, Const) else None for i in items]
+    if not all(type(k) in (int, float, str) for k in keys) or len({type(k) is str for k in keys}) > 1:
+        return _iterate(ev, call)
+    order = sorted(range(len(keys)), key=keys.__getitem__, reverse=bool(reverse.value))
+    return Seq(tuple(items[i] for i in order), True)
+
+
 def _reversed(ev: Evaluator, call: CallArgs) -> Any:
     v = call.value(0)
     return Seq(v.items[::-1]) if isinstance(v, Seq) and len(call.args) == 1 else SeqOf(element(v))
@@ -232,7 +246,7 @@ BUILTINS: dict[str, Builtin] = {
     "enumerate": _enumerate,
     "zip": _zip,
     "reversed": _reversed,
-    "sorted": _iterate,
+    "sorted": _sorted,
     "map": _map,
     "iter": _iter,
     "next": _next,

@@ -115,12 +115,18 @@ class CallingInterpreter(ABC):
                 and isinstance(func.value, (ast.Name, ast.Attribute)):
             return self.list_method(node, func, frame)
         callee = self.eval(func, frame)
-        if callee is UNKNOWN and isinstance(func, ast.Attribute):
+        method = func.attr if callee is UNKNOWN and isinstance(func, ast.Attribute) else None
+        if method is not None:   # `obj.name(...)` of an unknown `obj`: the domains get its name
             for d in self.domains:
-                d.unknown_method(self, func.attr)
+                d.unknown_method(self, method)
         evaluated = self.eval_args(node, frame)
         if evaluated is None:
+            if method is None and not isinstance(callee, Api):
+                self.unresolved()
             self.callbacks_unknown_call([], {}, frame)
+            return UNKNOWN
+        if method is not None:
+            self.callbacks_unknown_call(evaluated[0], evaluated[1], frame)
             return UNKNOWN
         result = self.call(callee, evaluated[0], evaluated[1], node, frame)
         if not (isinstance(callee, Api) and callee.qname == "next"):
@@ -160,6 +166,7 @@ class CallingInterpreter(ABC):
                 result = d.call_value(self, callee, call)
                 if result is not NOT_MINE:
                     return result
+        self.unresolved()
         self.callbacks_unknown_call(args, kwargs, frame)
         return UNKNOWN
 
@@ -187,6 +194,10 @@ class CallingInterpreter(ABC):
                 escaped.append(a.value)
         if escaped:
             self.escape(escaped)
+
+    def unresolved(self) -> None:
+        for d in self.domains:
+            d.unresolved_call(self)
 
     def escape(self, values: list[Any]) -> None:
         """Values handed to code not followed: what it does with them is unknown."""
@@ -246,6 +257,7 @@ class CallingInterpreter(ABC):
 
     def _unfollowed(self, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> None:
         """A call not followed: what it does with what it is given is unknown."""
+        self.unresolved()
         values = [a.value for a in [*args, *kwargs.values()] if isinstance(a, Arg)]
         if values:
             self.escape(values)

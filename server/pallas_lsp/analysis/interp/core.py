@@ -37,6 +37,7 @@ from ..values import (
     join,
     join_all,
 )
+from .binding import defaults_of
 from .domain import NOT_MINE
 from .frame import MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, maybe_runs
 from .builtins import CONSTANTS
@@ -365,7 +366,7 @@ class Interpreter(StatementInterpreter):
 
     # ------------------------------------------------------------------ the rest
     def _lambda(self, node: ast.Lambda, frame: Frame) -> Any:
-        func = Func(node, frame, frame.block, "<lambda>", frame.path)
+        func = Func(node, frame, frame.block, "<lambda>", frame.path, defaults=defaults_of(self, node, frame))
         frame.created.append(func)
         return func
 

@@ -101,6 +101,10 @@ class Domain:
     def escape(self, ev: Evaluator, values: Iterable[Any]) -> None:
         """Values handed to code the interpreter does not follow."""
 
+    def unresolved_call(self, ev: Evaluator) -> None:
+        """A call not followed whose callee is not a library name (an unknown value, a
+        function whose arguments cannot be placed): it may run any code in scope."""
+
     def unknown_argument(self, ev: Evaluator, param: Binding, node: ast.AST, frame: Frame) -> None:
         """An UNKNOWN argument, written as `node`, bound to a helper's parameter."""
 

@@ -76,7 +76,8 @@ def binop(a: Any, op: ast.operator, b: Any) -> Any:
 
 _NUMBERS = (int, float, bool)
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+               ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
 
 
 def _arithmetic(op: ast.operator, x: Any, y: Any) -> Any:
@@ -86,7 +87,7 @@ def _arithmetic(op: ast.operator, x: Any, y: Any) -> Any:
         return UNKNOWN
     try:
         result = fn(x, y)
-    except (ZeroDivisionError, OverflowError, ValueError):
+    except (ZeroDivisionError, OverflowError, ValueError, TypeError):   # `1.5 & 1`
         return UNKNOWN
     return Const(result) if type(result) in _NUMBERS else UNKNOWN
 

@@ -26,6 +26,7 @@ from ..values import (
     SeqTail,
     element,
 )
+from .binding import defaults_of
 from .calls import CallingInterpreter
 from .envs import env_same, join_envs, same, tracked_changed
 from .frame import (
@@ -371,7 +372,7 @@ class StatementInterpreter(CallingInterpreter):
 
     # ------------------------------------------------------------------ definitions
     def define_function(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> Func:
-        func = Func(s, frame, frame.block, s.name, frame.path)
+        func = Func(s, frame, frame.block, s.name, frame.path, defaults=defaults_of(self, s, frame))
         value: Any = func
         for dec in reversed(s.decorator_list):
             d = self.eval(dec, frame)

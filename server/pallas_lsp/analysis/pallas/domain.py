@@ -16,10 +16,11 @@ from ..index_choice import is_at
 from ..interp.domain import NOT_MINE, Domain, HelperCall
 from ..interp.frame import Binding, Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Api
-from . import dispatch
+from . import dispatch, handlers
 from .buffers import read, view
 from .indexing import index_sem
 from .invokers import grid_of
+from .protocol import holds_callable
 from .registry import library_fields, semaphore_member
 from .sems import Sem, SemType, Site, holds_sem, map_sems
 from .stores import check_store
@@ -88,8 +89,14 @@ class PallasDomain(Domain):
         """What unknown code does with a semaphore is unknown: its ledger is not judged."""
         protocol = ev.ctx.protocol
         if protocol is not None:
+            values = list(values)
             for v in values:
                 protocol.escape(v)
+            if any(holds_callable(v) for v in values):   # it may call them
+                handlers.unseen_events(ev.ctx)
+
+    def unresolved_call(self, ev: Evaluator) -> None:
+        handlers.unseen_events(ev.ctx)
 
     def unknown_argument(self, ev: Evaluator, param: Binding, node: ast.AST, frame: Frame) -> None:
         evidence = ev.ctx.evidence

@@ -111,6 +111,15 @@ def note_event(ctx: Any, event: Event, value: Any, at: Loc | None, remote: bool 
         ctx.protocol.record(event, value, at, remote, amount, ctx.certain)
 
 
+def unseen_events(ctx: Any) -> None:
+    """Code not followed ran in a kernel (an unknown callee, functions handed to unknown
+    code): it may have started, waited or signalled on any semaphore.  Not an effect: a
+    call that saw it once stays memoised (what it makes unknown stays so)."""
+    if ctx.grids and ctx.protocol is not None and not ctx.silent and not ctx.uncalled:
+        for event in Event:
+            ctx.protocol.record(event, UNKNOWN, None, False, None, ctx.certain)
+
+
 def descriptor_method(ev: Evaluator, desc: Descriptor, method: DescriptorMethod, frame: Frame,
                       node: ast.AST | None = None) -> None:
     for role in method.roles:

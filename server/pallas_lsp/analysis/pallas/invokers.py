@@ -37,7 +37,8 @@ from ..values import (
     join,
 )
 from .buffers import array_of_spec, array_spec_of, block_buffer, io_buffers, scratch_buffer
-from .counting import replay_would_help, unroll_trips
+from .counting import MAX_TRIPS, replay_would_help, unroll_trips
+from .handlers import unseen_events
 from .model import Binding, Invoker
 from .sems import Sem, SemType, Site, allocate, holds_sem, map_sems
 from .values import (
@@ -344,13 +345,13 @@ def fori_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     trips = unroll_trips(ev.ctx, vals[0], vals[1])
     if trips is not None:
         return _unrolled(ev, vals[2], trips, call, vals[3])
-    index = loop_index((vals[0], vals[1]))
+    index, carry = loop_index((vals[0], vals[1])), traced_carry(vals[3])
     with maybe_runs(ev.ctx, staged=True):   # an unknown number of times; JAX traces it once
         if isinstance(vals[2], Func):
-            carried = ev.call_function(vals[2], [Arg(index), Arg(vals[3])], {}, call.node, call.frame,
+            carried = ev.call_function(vals[2], [Arg(index), Arg(carry)], {}, call.node, call.frame,
                                        helper=False, loop_body=True)
         else:
-            carried = ev.call(vals[2], [Arg(UNKNOWN), Arg(vals[3])], {}, call.node, call.frame, helper=False)
+            carried = ev.call(vals[2], [Arg(UNKNOWN), Arg(carry)], {}, call.node, call.frame, helper=False)
     static = all(isinstance(b, Const) and type(b.value) is int for b in vals[:2])
     check_carry(ev, call, vals[3], _node(call, 3, "init_val"), carried, "scan" if static else "while_loop")
     # JAX traces the body once and requires the carry it returns to be of the initial
@@ -373,15 +374,51 @@ def _unrolled(ev: Evaluator, body: Any, trips: range, call: CallArgs, carry: Any
     return carry if carry is not None else UNKNOWN
 
 
+def traced_carry(value: Any, depth: int = 0) -> Any:
+    """A loop carry as the body sees it: JAX traces it, so a Python int in it is any
+    (weak) int32, whatever its first value."""
+    if isinstance(value, Const) and type(value.value) is int:
+        return loop_index((value,))
+    if isinstance(value, Seq) and not isinstance(value, Iter) and depth < 4:
+        return Seq(tuple(traced_carry(v, depth + 1) for v in value.items), value.is_list)
+    return value
+
+
 def while_loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     if len(vals) < 3:
         return UNKNOWN
+    carry = _stepped(ev, vals[0], vals[1], vals[2], call)
+    if carry is not None:   # a replay ran it to its end
+        return carry
     with maybe_runs(ev.ctx, staged=True):
-        ev.call(vals[0], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
-        carried = ev.call(vals[1], [Arg(vals[2])], {}, call.node, call.frame, helper=False)
+        ev.call(vals[0], [Arg(traced_carry(vals[2]))], {}, call.node, call.frame, helper=False)
+        carried = ev.call(vals[1], [Arg(traced_carry(vals[2]))], {}, call.node, call.frame, helper=False)
     check_carry(ev, call, vals[2], _node(call, 2, "init_val"), carried, "while_loop")
     return join(vals[2], carried)   # the initial carry's type, as for `fori_loop`
+
+
+def _stepped(ev: Evaluator, cond: Any, body: Any, carry: Any, call: CallArgs) -> Any:
+    """In a replay, a `while_loop` whose condition each trip decides, run trip by trip
+    (its final carry); None where the first condition is not decided.  A condition not
+    decided later, or more than MAX_TRIPS trips: the counts are not known."""
+    ctx = ev.ctx
+    truth = ev.truth(ev.call(cond, [Arg(carry)], {}, call.node, call.frame, helper=False))
+    if truth is None:
+        return None
+    if ctx.replay is None:
+        replay_would_help(ctx)
+        return None
+    for trip in range(MAX_TRIPS + 1):
+        if not truth:
+            return carry
+        with ctx.replay.iteration(trip):
+            carry = ev.call(body, [Arg(carry)], {}, call.node, call.frame, helper=False)
+        truth = ev.truth(ev.call(cond, [Arg(carry)], {}, call.node, call.frame, helper=False))
+        if truth is None:
+            break
+    unseen_events(ctx)
+    return UNKNOWN
 
 
 def cond(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
@@ -411,6 +448,7 @@ def _replay_decides(ctx: Context) -> bool:
 def switch(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
     vals = call.values()
     if len(vals) < 2 or not isinstance(vals[1], Seq) or not vals[1].items:
+        unseen_events(ev.ctx)   # branches not known: what they do is not either
         return UNKNOWN
     branches, operands = vals[1].items, [Arg(v) for v in vals[2:]]
     index = vals[0].value if isinstance(vals[0], Const) and type(vals[0].value) is int else None

@@ -19,7 +19,7 @@ from enum import Enum
 from typing import Any
 
 from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
-from ..values import Instance, Loc, Mapping, Seq, SeqTail
+from ..values import Bound, Func, Instance, Loc, Mapping, Partial, Seq, SeqOf, SeqTail
 from .sems import Descriptor, Sem, map_sems
 
 
@@ -148,6 +148,23 @@ def escaped_decls(value: Any, depth: int = 0) -> set[int]:
     if isinstance(value, Instance):   # an object's fields
         return set().union(*(escaped_decls(item, depth + 1) for item in value.fields.values()))
     return set()
+
+
+def holds_callable(value: Any, depth: int = 0) -> bool:
+    """Whether `value` is or holds (in sequences, mappings, object fields) a function."""
+    if isinstance(value, (Func, Partial, Bound)):
+        return True
+    if depth > 4:
+        return False
+    if isinstance(value, (Seq, SeqTail)):
+        return any(holds_callable(item, depth + 1) for item in value.items)
+    if isinstance(value, SeqOf):
+        return holds_callable(value.item, depth + 1)
+    if isinstance(value, Mapping):
+        return any(holds_callable(item, depth + 1) for item in value.items.values())
+    if isinstance(value, Instance):
+        return any(holds_callable(item, depth + 1) for item in value.fields.values())
+    return False
 
 
 def _judge(ledger: SemLedger, blind: set[Event], remote_starts: set[int]) -> list[ContractFinding]:

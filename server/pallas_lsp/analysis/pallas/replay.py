@@ -15,6 +15,7 @@ from ..interp.core import Interpreter
 from ..interp.frame import Budget, Context
 from ..report import ContractFinding, ContractNote
 from .counting import Hang, Increment, Replay
+from .folding import ReplayFolding
 from .invokers import invoke_kernel
 from .model import Binding
 from .protocol import Event, Protocol, wait_after
@@ -44,7 +45,8 @@ def replay_kernels(module: Any, protocol: Protocol, domains: tuple) -> Verdicts:
         grid = _static_grid(record) if counted.undecided or counted.blind else None
         if grid is not None and left > 0:
             replay = Replay(record, grid)
-            ctx = Context(module, domains, budget=left, limit=left, memoise=False, interrupted=module.interrupted)
+            ctx = Context(module, (ReplayFolding(), *domains), budget=left, limit=left, memoise=False,
+                          interrupted=module.interrupted)
             ctx.protocol = ctx.replay = replay
             try:
                 _run(Interpreter(ctx), replay)
