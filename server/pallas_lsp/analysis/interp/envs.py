@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ..values import (
@@ -127,11 +128,12 @@ class ActiveCall:
     node: ast.AST
     bindings: tuple
 
+    @cached_property
+    def signature(self) -> tuple:
+        return signature(self.bindings)
+
     def repeats(self, active: list[ActiveCall]) -> bool:
         """Whether this call is already being run with the same arguments: unbounded
-        recursion. (Signatures are compared only when the function is on the stack.)"""
+        recursion. (Signed only when the function is on the stack, each call once.)"""
         same = [a for a in active if a.node is self.node]
-        if not same:
-            return False
-        mine = signature(self.bindings)
-        return any(signature(a.bindings) == mine for a in same)
+        return bool(same) and any(a.signature == self.signature for a in same)
