@@ -1,9 +1,9 @@
-"""JAX is the oracle for the kernel-body operations corpus (``tests/body/pal40[3-7]_*.py``,
-PAL403-PAL407). Each module's ``trace()`` exports its kernel for TPU with ``jax.export``
+"""JAX is the oracle for the kernel-body operations corpus (``tests/body/pal4NN_*.py``
+but the stores PAL401 / PAL402). Each module's ``trace()`` exports its kernel for TPU with ``jax.export``
 (trace, then the TPU lowering); ``# expect: PAL40N`` marks the line JAX raises at.
 
 * without JAX: the corpus is well formed, and pallas-lsp reports exactly the marked lines
-  of each ``_bug`` module (PAL403-PAL407 only) and nothing on the ``_ok`` twins;
+  of each ``_bug`` module (these rules only) and nothing on the ``_ok`` twins;
 * with JAX (``tests/body/ops_verdicts.py`` in a subprocess): JAX rejects each ``_bug``
   module on its marked line, in the rule's words and stage, and accepts each ``_ok``
   module; each fix pallas-lsp offers makes its ``_bug`` module pass.
@@ -25,8 +25,8 @@ from corpus_marks import expectations
 REPO = Path(__file__).resolve().parents[2]
 BODY = REPO / "tests" / "body"
 RUNNER = BODY / "ops_verdicts.py"
-MODULES = sorted(BODY.glob("pal40[3-7]_*.py"))
-CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407")
+MODULES = sorted(p for p in BODY.glob("pal4[0-9][0-9]_*.py") if not p.stem.startswith(("pal401", "pal402")))
+CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407", "PAL408")
 # (exception type, regex on JAX's first message line, stage)
 VERDICT = {
     "PAL403": ("TypeError", r"dot_general requires contracting dimensions to have the same shape, "
@@ -38,6 +38,7 @@ VERDICT = {
                r"be longer than `shape`: )", "trace"),
     "PAL407": ("TypeError", r"(scan|while_loop) body function carry input and carry output must have equal types, "
                r"but they differ:$", "trace"),
+    "PAL408": ("ValueError", r"Cannot store scalars to VMEM$", "lowering"),
 }
 
 

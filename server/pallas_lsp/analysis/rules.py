@@ -148,6 +148,11 @@ RULES: dict[str, Rule] = {
              "carry it was given (`scan body function carry input and carry output must have equal types, but "
              "they differ`), as when a bf16 accumulator gets an f32 product added. A weakly typed initial carry "
              "(`0.0`) takes the body's dtype, not its shape. Stage: trace.", JAX_LOOP_DOC),
+        Rule("PAL408", "store-scalar-vmem", "error",
+             "One element stored into a VMEM ref (`o_ref[0, 0] = 1.5`, `acc_ref[i, j] += x` into a block or a "
+             "`pltpu.VMEM` scratch): the TPU stores vectors into VMEM (`Cannot store scalars to VMEM`). Store a "
+             "slice of size 1 (`o_ref[0:1, 0:1] = jnp.full((1, 1), 1.5, o_ref.dtype)`), or keep scalars in an "
+             "SMEM ref, which takes them. Stage: TPU lowering.", JAX_TPU_DOC),
     )
 }
 

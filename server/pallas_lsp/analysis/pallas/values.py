@@ -107,10 +107,12 @@ class BufferRef(DomainValue):
     open: bool                    # more dims, of unknown number, follow (a whole input array)
     dtype: str | None             # the dtype's name ("float32") when static
     decl: Loc | None = None       # where it is declared (a scratch type, a spec, out_shape)
+    space: str | None = None      # "VMEM", "SMEM", "ANY", ... where certain
 
     def signature(self) -> Any:
         """A fresh one each time a kernel runs: alike by what is known."""
-        return ("B", self.dims, self.open, self.dtype, id(self.decl.node) if self.decl is not None else None)
+        return ("B", self.dims, self.open, self.dtype, self.space,
+                id(self.decl.node) if self.decl is not None else None)
 
 
 @dataclass(frozen=True, eq=False)
