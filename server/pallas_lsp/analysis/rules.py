@@ -153,6 +153,13 @@ RULES: dict[str, Rule] = {
              "`pltpu.VMEM` scratch): the TPU stores vectors into VMEM (`Cannot store scalars to VMEM`). Store a "
              "slice of size 1 (`o_ref[0:1, 0:1] = jnp.full((1, 1), 1.5, o_ref.dtype)`), or keep scalars in an "
              "SMEM ref, which takes them. Stage: TPU lowering.", JAX_TPU_DOC),
+        Rule("PAL409", "float-index-iota", "error",
+             "A float where the TPU lowering wants integers: a traced float scalar as a ref index or a `pl.ds` "
+             "start (`pl.program_id(0) / 2`: `'arith.index_cast' op operand #0 must be ...integer-like ..., but "
+             "got 'f32'`), or a float iota (`lax.broadcasted_iota(jnp.float32, ...)`, `jnp.arange(n, "
+             "dtype=jnp.float32)`: `'tpu.iota' op result #0 must be vector of integer or index values`). Fix: "
+             "integer arithmetic (`//`), or an int32 iota converted with `.astype`. Stage: TPU lowering.",
+             JAX_TPU_DOC),
     )
 }
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Loc, Seq, SliceV, is_number
 from .args import OPAQUE, Arg, Dims, DTypeArg, Py
 from .args import Seq as ArgSeq
-from .dtypes import FLOAT32, INT32, DType, by_name, is_bool, is_integer
+from .dtypes import FLOAT32, INT32, DType, by_name, is_bool, is_float, is_integer, short
 from .shapes import ArrayV, join_arrays
 
 _DTYPE_MODULES = ("jax.numpy.", "numpy.", "jax.dtypes.", "ml_dtypes.")
@@ -116,6 +116,14 @@ def is_index_scalar(value: Any) -> bool:
         return False
     dtype = value.array.dtype
     return value.array.shape == () and dtype is not None and (is_integer(dtype) or is_bool(dtype))
+
+
+def float_scalar_type(value: Any) -> str | None:
+    """The dtype ("f32") of a floating array value of shape `()` (`pl.program_id(0) / 2`):
+    not an index; None for anything else."""
+    if not isinstance(value, ArrayValue) or value.array.shape != () or value.array.dtype is None:
+        return None
+    return short(DType(value.array.dtype.name)) if is_float(value.array.dtype) else None
 
 
 def dtype_of_name(qname: str) -> DType | None:

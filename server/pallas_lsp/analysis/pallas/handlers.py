@@ -7,7 +7,7 @@ import ast
 from typing import Any
 
 from .. import checks
-from ..arrays.values import dtype_attribute, dtype_of_name, traced_int32
+from ..arrays.values import dtype_attribute, dtype_of_name, float_scalar_type, traced_int32
 from ..interp.frame import Arg, CallArgs, Evaluator, Frame
 from ..values import SCALAR, SLICE, UNKNOWN, Api, Const, Loc, Seq, SliceV, join
 from .buffers import check_copy, copy_bytes
@@ -199,11 +199,13 @@ def index_keeper(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
             bounds = tuple(b.value for b in vals)
             return SliceV(bounds=(None, *bounds) if len(bounds) == 1 else bounds)
         return SLICE
+    start = call.param(0, "start")
+    floating = float_scalar_type(start.value) if start is not None else None
     size = _static_int(call.param(1, "size"))
     if size is None:
-        return SLICE
+        return SliceV(float_start=floating) if floating else SLICE
     stride = call.param(2, "stride")
-    return SliceV(size, start=_static_int(call.param(0, "start")), stride=_static_int(stride) if stride else 1)
+    return SliceV(size, start=_static_int(start), stride=_static_int(stride) if stride else 1, float_start=floating)
 
 
 def _static_int(arg: Arg | None) -> int | None:
