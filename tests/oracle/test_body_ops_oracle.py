@@ -33,7 +33,8 @@ VERDICT = {
                r"got \(\d+,\) and \(\d+,\)\.$", "trace"),
     "PAL404": ("VerificationError", r".*'tpu\.matmul' op Expected matmul acc to be 32-bit$", "lowering"),
     "PAL405": ("(TypeError|ValueError)", r"(Incompatible shapes for broadcasting: |axis \d+ is out of bounds "
-               r"for array of dimension \d+$|cannot reshape array of shape )", "trace"),
+               r"for array of dimension \d+$|cannot reshape array of shape |Size of label '\w' for operand \d+ \(\d+\) "
+               r"does not match previous terms \(\d+\)\.$)", "trace"),
     "PAL406": ("ValueError", r"(Out of bound slice: start=\d+, (size=\d+, stride=\d+, )?dim=\d+\.$|`indices` must not "
                r"be longer than `shape`: )", "trace"),
     "PAL407": ("TypeError", r"(scan|while_loop) body function carry input and carry output must have equal types, "
