@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 BODY = REPO / "tests" / "body"
 RUNNER = BODY / "ops_verdicts.py"
 MODULES = sorted(p for p in BODY.glob("pal4[0-9][0-9]_*.py") if not p.stem.startswith(("pal401", "pal402")))
-CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407", "PAL408", "PAL409")
+CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407", "PAL408", "PAL409", "PAL410")
 # (exception type, regex on JAX's first message line, stage)
 VERDICT = {
     "PAL403": ("TypeError", r"dot_general requires contracting dimensions to have the same shape, "
@@ -43,6 +43,10 @@ VERDICT = {
     "PAL409": ("VerificationError", r".*('arith\.index_cast' op operand #0 must be signless-non-zero-bitwidth-integer-like "
                r"or memref of signless-integer, but got 'f32'|'tpu\.iota' op result #0 must be vector of integer or "
                r"index values, but got 'vector<\w+>')$", "lowering"),
+    "PAL410": ("(TypeError|AttributeError|ValueError)", r"(\w+ requires ndarray or scalar arguments, got <class '[\w.]+"
+               r"(DynamicJaxprTracer|TransformedRef)'> at position \d+\.$|'AbstractRef' object has no attribute '_\w+'$|"
+               r"unsupported operand type\(s\) for \S+: 'DynamicJaxprTracer' and 'DynamicJaxprTracer'$|Cannot store a "
+               r"Ref into another Ref\. Did you forget to load from it using `\[\.\.\.\]`\?$)", "trace"),
 }
 
 

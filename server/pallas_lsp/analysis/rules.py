@@ -161,6 +161,11 @@ RULES: dict[str, Rule] = {
              "dtype=jnp.float32)`: `'tpu.iota' op result #0 must be vector of integer or index values`). Fix: "
              "integer arithmetic (`//`), or an int32 iota converted with `.astype`. Stage: TPU lowering.",
              JAX_TPU_DOC),
+        Rule("PAL410", "ref-as-array", "error",
+             "A ref used where an array goes, without reading it (`jnp.dot(x_ref, w)` for `jnp.dot(x_ref[...], "
+             "w)`): a `jnp` function (`dot requires ndarray or scalar arguments, ... at position 0.`), an operator "
+             "(`'AbstractRef' object has no attribute '_add'`), a store (`Cannot store a Ref into another Ref. Did "
+             "you forget to load from it using `[...]`?`). Fix: `x_ref[...]`. Stage: trace.", JAX_REF_DOC),
     )
 }
 

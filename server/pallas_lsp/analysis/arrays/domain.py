@@ -14,12 +14,13 @@ from ..interp.domain import NOT_MINE, Domain
 from ..interp.frame import Arg as CallArg
 from ..interp.frame import CallArgs, Evaluator, Frame
 from ..values import UNKNOWN, Const, Loc
+from . import refs
 from .args import Arg, DTypeArg, Py
 from .args import Seq as ArgSeq
 from .findings import Operand, Operation, check, reportable
 from .shapes import ArrayV
 from .table import OPS, apply
-from .values import PY_FLOAT, ArrayMethod, ArrayValue, PyFloat, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
+from .values import PY_FLOAT, ArrayMethod, ArrayRef, ArrayValue, PyFloat, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
 
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and_", ast.BitOr: "or_",
@@ -122,6 +123,9 @@ def _loc(call: CallArgs) -> Loc | None:
 
 def _operator(ev: Evaluator, name: str, operands: tuple, node: ast.AST | None, frame: Frame | None) -> Any:
     """A Python operator where an operand is an array value (else not this domain's)."""
+    if node is not None and frame is not None and any(isinstance(v, ArrayRef) for v in operands) \
+            and reportable(ev, frame):
+        refs.check_operator(ev, frame, name, operands, node)
     if not any(isinstance(v, ArrayValue) for v in operands):
         return _float_arithmetic(name, operands)
     args = [to_arg(v) for v in operands]
@@ -165,6 +169,8 @@ def _applied(ev: Evaluator, name: str, front: list[Arg], call: CallArgs, origin:
     result = _model(name, args, kwargs)
     if call.node is not None and reportable(ev, call.frame):
         check(ev, call.frame, _operation(name, front, call.node, call, args), result)
+        if result is None:   # a ref given for an array?
+            refs.check_call(ev, name, call)
     return NOT_MINE if result is None else from_result(result, origin)
 
 

@@ -46,6 +46,17 @@ class ArrayValue(DomainValue):
         return ("array", self.array)
 
 
+class ArrayRef(DomainValue):
+    """A ref to an array buffer (the Pallas domain's `x_ref`): an array only once read
+    (`x_ref[...]`); where an array goes, JAX rejects it (PAL410)."""
+
+    __slots__ = ()
+    view = False   # a view (`x_ref.at[...]`): JAX's `TransformedRef`, of other words
+
+    def described(self) -> str:
+        return "a ref"
+
+
 @dataclass(frozen=True, eq=False, slots=True)
 class ArrayMethod(DomainValue):
     """`x.astype`, `x.sum`, ...: an array's method awaiting its call."""

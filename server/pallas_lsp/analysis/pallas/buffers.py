@@ -133,9 +133,9 @@ def view(ev: Evaluator, buf: BufferRef, slice_node: ast.expr, frame: Frame) -> A
         return UNKNOWN
     if buf.open:
         dims = _open_view(buf.dims, parts)
-        return UNKNOWN if dims is None else BufferRef(dims, True, buf.dtype, buf.decl, buf.space)
+        return UNKNOWN if dims is None else BufferRef(dims, True, buf.dtype, buf.decl, buf.space, True)
     dims = view_dims(buf.dims, parts)
-    return UNKNOWN if dims is None else BufferRef(dims, False, buf.dtype, buf.decl, buf.space)
+    return UNKNOWN if dims is None else BufferRef(dims, False, buf.dtype, buf.decl, buf.space, True)
 
 
 def _open_view(dims: tuple, parts: list[IndexPart]) -> tuple | None:

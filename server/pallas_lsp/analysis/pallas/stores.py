@@ -18,6 +18,7 @@ from typing import Any
 
 from ..arrays.args import python_scalar_array
 from ..arrays.findings import reportable
+from ..arrays.refs import stored_ref
 from ..arrays.dtypes import DType, by_name, is_float, is_integer
 from ..arrays.shapes import ArrayV, is_static, text
 from ..arrays.values import ArrayValue
@@ -63,7 +64,13 @@ def stored_dtype(ref: DType, value: DType) -> DType:
 def check_store(ev: Evaluator, buf: BufferRef, node: ast.Subscript, value: Any, frame: Frame) -> None:
     """PAL402 / PAL401 at `node` when the stored value cannot fit the indexed ref (JAX's
     trace), else PAL408 for a scalar stored into VMEM (the TPU lowering)."""
-    if frame.path is not None or ev.ctx.silent or buf.open:
+    if frame.path is not None or ev.ctx.silent:
+        return
+    if isinstance(value, BufferRef) and not value.view and reportable(ev, frame):
+        stmt = frame.stmt
+        stored_ref(ev, frame, node, value, stmt.value if isinstance(stmt, ast.Assign) else None)
+        return
+    if buf.open:
         return
     array = _value_array(value)
     elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
