@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 BODY = REPO / "tests" / "body"
 RUNNER = BODY / "ops_verdicts.py"
 MODULES = sorted(p for p in BODY.glob("pal4[0-9][0-9]_*.py") if not p.stem.startswith(("pal401", "pal402")))
-CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407", "PAL408", "PAL409", "PAL410")
+CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407", "PAL408", "PAL409", "PAL410", "PAL411")
 # (exception type, regex on JAX's first message line, stage)
 VERDICT = {
     "PAL403": ("TypeError", r"dot_general requires contracting dimensions to have the same shape, "
@@ -47,6 +47,9 @@ VERDICT = {
                r"(DynamicJaxprTracer|TransformedRef)'> at position \d+\.$|'AbstractRef' object has no attribute '_\w+'$|"
                r"unsupported operand type\(s\) for \S+: 'DynamicJaxprTracer' and 'DynamicJaxprTracer'$|Cannot store a "
                r"Ref into another Ref\. Did you forget to load from it using `\[\.\.\.\]`\?$)", "trace"),
+    "PAL411": ("(TracerBoolConversionError|ValueError)", r"(Attempted boolean conversion of traced array with shape "
+               r"\w+\[[\d,]*\]\.$|The truth value of an array with more than one element is ambiguous\. Use a\.any\(\) "
+               r"or a\.all\(\)$)", "trace"),
 }
 
 

@@ -166,6 +166,12 @@ RULES: dict[str, Rule] = {
              "w)`): a `jnp` function (`dot requires ndarray or scalar arguments, ... at position 0.`), an operator "
              "(`'AbstractRef' object has no attribute '_add'`), a store (`Cannot store a Ref into another Ref. Did "
              "you forget to load from it using `[...]`?`). Fix: `x_ref[...]`. Stage: trace.", JAX_REF_DOC),
+        Rule("PAL411", "traced-condition", "error",
+             "Python control flow on a traced value in a kernel: `if`, `while`, `assert`, `and` / `or` / `not`, a "
+             "conditional expression on `x_ref[0, 0] > 0` or `pl.program_id(0) == 0`. Python decides once, while "
+             "JAX traces the kernel (`Attempted boolean conversion of traced array with shape bool[].`; for more "
+             "than one element `The truth value of an array with more than one element is ambiguous.`). Fix: "
+             "`jnp.where`, `lax.cond`, `pl.when`. Stage: trace.", JAX_REF_DOC),
     )
 }
 

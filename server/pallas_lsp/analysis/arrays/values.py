@@ -27,6 +27,7 @@ class ArrayValue(DomainValue):
 
     array: ArrayV
     origin: Loc | None = None    # the call that made it (a driver's `jnp.ones(...)`: where an operand is declared)
+    concrete: bool = False       # a NumPy value (`np.float32(2.0)`, `jnp.finfo(t).min`), not traced
     loop_tracked = True
     noted = True
 
@@ -36,14 +37,15 @@ class ArrayValue(DomainValue):
         if isinstance(other, ArrayValue):
             same_origin = self.origin is not None and other.origin is not None \
                 and self.origin.node is other.origin.node
-            return ArrayValue(join_arrays(self.array, other.array), self.origin if same_origin else None)
+            return ArrayValue(join_arrays(self.array, other.array), self.origin if same_origin else None,
+                              self.concrete and other.concrete)
         return UNKNOWN
 
     def same(self, other: Any) -> bool:
-        return self.array == other.array
+        return self.array == other.array and self.concrete == other.concrete
 
     def signature(self) -> Any:
-        return ("array", self.array)
+        return ("array", self.array, self.concrete)
 
 
 class ArrayRef(DomainValue):
@@ -204,10 +206,10 @@ def index_arg(value: Any) -> Arg:
     return to_arg(value)
 
 
-def from_result(result: Any, origin: Loc | None) -> Any:
+def from_result(result: Any, origin: Loc | None, concrete: bool = False) -> Any:
     """The interpreter's value for what the model answered (UNKNOWN for no answer)."""
     if isinstance(result, ArrayV):
-        return ArrayValue(result, origin)
+        return ArrayValue(result, origin, concrete)
     if isinstance(result, Py):
         return _from_py(result.value)
     if isinstance(result, Dims):
