@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 BODY = REPO / "tests" / "body"
 RUNNER = BODY / "ops_verdicts.py"
 MODULES = sorted(p for p in BODY.glob("pal4[0-9][0-9]_*.py") if not p.stem.startswith(("pal401", "pal402")))
-CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407", "PAL408", "PAL409", "PAL410", "PAL411")
+CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407", "PAL408", "PAL409", "PAL410", "PAL411", "PAL412")
 # (exception type, regex on JAX's first message line, stage)
 VERDICT = {
     "PAL403": ("TypeError", r"dot_general requires contracting dimensions to have the same shape, "
@@ -40,16 +40,19 @@ VERDICT = {
     "PAL407": ("TypeError", r"(scan|while_loop) body function carry input and carry output must have equal types, "
                r"but they differ:$", "trace"),
     "PAL408": ("ValueError", r"Cannot store scalars to VMEM$", "lowering"),
-    "PAL409": ("VerificationError", r".*('arith\.index_cast' op operand #0 must be signless-non-zero-bitwidth-integer-like "
-               r"or memref of signless-integer, but got 'f32'|'tpu\.iota' op result #0 must be vector of integer or "
-               r"index values, but got 'vector<\w+>')$", "lowering"),
-    "PAL410": ("(TypeError|AttributeError|ValueError)", r"(\w+ requires ndarray or scalar arguments, got <class '[\w.]+"
-               r"(DynamicJaxprTracer|TransformedRef)'> at position \d+\.$|'AbstractRef' object has no attribute '_\w+'$|"
+    "PAL409": ("VerificationError", r".*('arith\.index_cast' op operand #0 must be "
+               r"signless-non-zero-bitwidth-integer-like or memref of signless-integer, but got 'f32'|"
+               r"'tpu\.iota' op result #0 must be vector of integer or index values, but got 'vector<\w+>')$", "lowering"),
+    "PAL410": ("(TypeError|AttributeError|ValueError)", r"(\w+ requires ndarray or scalar arguments, got "
+               r"<class '[\w.]+(DynamicJaxprTracer|TransformedRef)'> at position \d+\.$|"
+               r"'AbstractRef' object has no attribute '_\w+'$|"
                r"unsupported operand type\(s\) for \S+: 'DynamicJaxprTracer' and 'DynamicJaxprTracer'$|Cannot store a "
                r"Ref into another Ref\. Did you forget to load from it using `\[\.\.\.\]`\?$)", "trace"),
     "PAL411": ("(TracerBoolConversionError|ValueError)", r"(Attempted boolean conversion of traced array with shape "
                r"\w+\[[\d,]*\]\.$|The truth value of an array with more than one element is ambiguous\. Use a\.any\(\) "
                r"or a\.all\(\)$)", "trace"),
+    "PAL412": ("ValueError", r"The kernel function in the pallas_call \w+ at .+:\d+ captures constants \[.+\]\. "
+               r"You should pass them as inputs\.$", "trace"),
 }
 
 

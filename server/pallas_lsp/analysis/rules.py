@@ -172,6 +172,12 @@ RULES: dict[str, Rule] = {
              "JAX traces the kernel (`Attempted boolean conversion of traced array with shape bool[].`; for more "
              "than one element `The truth value of an array with more than one element is ambiguous.`). Fix: "
              "`jnp.where`, `lax.cond`, `pl.when`. Stage: trace.", JAX_REF_DOC),
+        Rule("PAL412", "kernel-captures-constant", "error",
+             "A kernel reads a JAX array made outside any function (`BIAS = jnp.ones((1, 64))` at module level): "
+             "tracing makes it a constant, which `pallas_call` refuses (`The kernel function in the pallas_call "
+             "... captures constants [f32[1,64]]. You should pass them as inputs.`), on the line that applies the "
+             "call. Reading its `.shape` or `.dtype` is fine. Fix: pass it as an operand, or build it in the "
+             "kernel. Stage: trace.", JAX_REF_DOC),
     )
 }
 

@@ -262,7 +262,8 @@ def join(a, b):
         if a == b or a.size != b.size or a.bounds != b.bounds:
             return a if a == b else SLICE   # a slice; its length differs between the paths
         return SliceV(a.size, a.bounds, a.start if a.start == b.start else None,
-                      a.stride if a.stride == b.stride else None, a.float_start if a.float_start == b.float_start else None)
+                      a.stride if a.stride == b.stride else None,
+                      a.float_start if a.float_start == b.float_start else None)
     return UNKNOWN
 
 
