@@ -208,7 +208,9 @@ def pallas_dot() -> Iterator[Case]:
 def einsum() -> Iterator[Case]:
     specs = [("ij,jk->ik", (2, 3), (3, 4)), ("bqd,bkd->bqk", (2, 8, 16), (2, 4, 16)),
              ("ij,jk", (2, 3), (3, 4)), ("ij,kj->ik", (2, 3), (4, 5)),
-             ("bhd,bhd->bh", (2, 8, 4), (2, 2, 4))]
+             ("bhd,bhd->bh", (2, 8, 4), (2, 2, 4)), ("qh,kh->qk", (16, 128), (8, 64)),
+             ("bqd,bkd->bqk", (2, 8, 16), (4, 8, 16)), ("ij,jk->ik", (2, 3, 4), (3, 4)),
+             ("ij,jk->ik", (2, 3), (4, 3, 4)), ("ij,jk->ik", (2, 1), (3, 4)), ("ij,jk->ik", (2, 3), (1, 4))]
     for spec, a, b in specs:
         yield [Py(spec), arr(a), arr(b)], {}
     for x in DOT_DTYPES[:5]:

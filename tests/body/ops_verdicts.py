@@ -1,8 +1,8 @@
-"""Ask JAX for its verdict on each kernel-body operations module (PAL403-PAL407), one
-JSON object a line (the records of ``tests/contract/jax_verdicts.py``). Each module's
+"""Ask JAX for its verdict on each kernel-body operations module (all but the stores,
+PAL401 / PAL402), one JSON object a line (the records of ``tests/contract/jax_verdicts.py``). Each module's
 ``trace()`` exports its kernel for TPU (``jax.export``: trace, then the TPU lowering).
 
-    python tests/body/ops_verdicts.py [MODULE.py ...]   # default: every pal40[345]_*.py here
+    python tests/body/ops_verdicts.py [MODULE.py ...]   # default: every pal4NN_*.py here but PAL401 / PAL402
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from jax_verdicts import run_module  # noqa: E402
 
 
 def ops_modules() -> list[str]:
-    return sorted(glob.glob(os.path.join(HERE, "pal40[3-7]_*.py")))
+    return sorted(p for p in glob.glob(os.path.join(HERE, "pal4[0-9][0-9]_*.py"))
+                  if not os.path.basename(p).startswith(("pal401", "pal402")))
 
 
 def main(argv: list[str]) -> int:

@@ -16,7 +16,8 @@ For each module file it imports the module, calls its ``jax_check()`` and prints
      "exc_type": "TypeError" | "ValueError" | ...,   # null when ok
      "message": first line of the exception,         # null when ok
      "line": last traceback line inside the module,  # null when ok
-     "frames": [line, ...],                           # every traceback line inside the module
+     "frames": [line, ...],                           # every traceback line inside the module, those
+                                                      # of the JAX operation a lowering error names first
      "stage": "trace" | "lowering",                   # lowering: raised under MLIR lowering
      "raised_in": "pallas/core.py:get_grid_mapping",  # innermost JAX frame
      "seconds": ...}
@@ -86,7 +87,7 @@ def run_module(path: str, entry_name: str = "jax_check") -> dict:
         rec["status"] = "error"
         rec["exc_type"] = type(e).__name__
         rec["message"] = (str(e).splitlines() or [""])[0][:2000]
-        rec["frames"] = [fr.lineno for fr in tb if os.path.realpath(fr.filename) == path]
+        rec["frames"] = [fr.lineno for fr in _source_frames(e) + tb if os.path.realpath(fr.filename) == path]
         rec["line"] = rec["frames"][-1] if rec["frames"] else None
         lowering = any(fr.filename.endswith(LOWERING_FILES) for fr in tb)
         rec["stage"] = "lowering" if lowering else "trace"
@@ -96,6 +97,15 @@ def run_module(path: str, entry_name: str = "jax_check") -> dict:
         sys.modules.pop(name, None)
     rec["seconds"] = round(time.perf_counter() - t0, 3)
     return rec
+
+
+def _source_frames(e: BaseException) -> list:
+    """Where the JAX operation a lowering error is about was traced: JAX chains it as the
+    error's cause (`JaxStackTraceBeforeTransformation`)."""
+    cause = e.__cause__
+    if type(cause).__name__ != "JaxStackTraceBeforeTransformation":
+        return []
+    return list(traceback.extract_tb(cause.__traceback__))
 
 
 def _trace_only_export(fn, platforms=None, **_):

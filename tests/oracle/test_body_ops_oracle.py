@@ -1,9 +1,9 @@
-"""JAX is the oracle for the kernel-body operations corpus (``tests/body/pal40[3-7]_*.py``,
-PAL403-PAL407). Each module's ``trace()`` exports its kernel for TPU with ``jax.export``
+"""JAX is the oracle for the kernel-body operations corpus (``tests/body/pal4NN_*.py``
+but the stores PAL401 / PAL402). Each module's ``trace()`` exports its kernel for TPU with ``jax.export``
 (trace, then the TPU lowering); ``# expect: PAL40N`` marks the line JAX raises at.
 
 * without JAX: the corpus is well formed, and pallas-lsp reports exactly the marked lines
-  of each ``_bug`` module (PAL403-PAL407 only) and nothing on the ``_ok`` twins;
+  of each ``_bug`` module (these rules only) and nothing on the ``_ok`` twins;
 * with JAX (``tests/body/ops_verdicts.py`` in a subprocess): JAX rejects each ``_bug``
   module on its marked line, in the rule's words and stage, and accepts each ``_ok``
   module; each fix pallas-lsp offers makes its ``_bug`` module pass.
@@ -25,19 +25,34 @@ from corpus_marks import expectations
 REPO = Path(__file__).resolve().parents[2]
 BODY = REPO / "tests" / "body"
 RUNNER = BODY / "ops_verdicts.py"
-MODULES = sorted(BODY.glob("pal40[3-7]_*.py"))
-CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407")
+MODULES = sorted(p for p in BODY.glob("pal4[0-9][0-9]_*.py") if not p.stem.startswith(("pal401", "pal402")))
+CODES = ("PAL403", "PAL404", "PAL405", "PAL406", "PAL407", "PAL408", "PAL409", "PAL410", "PAL411", "PAL412")
 # (exception type, regex on JAX's first message line, stage)
 VERDICT = {
     "PAL403": ("TypeError", r"dot_general requires contracting dimensions to have the same shape, "
                r"got \(\d+,\) and \(\d+,\)\.$", "trace"),
     "PAL404": ("VerificationError", r".*'tpu\.matmul' op Expected matmul acc to be 32-bit$", "lowering"),
     "PAL405": ("(TypeError|ValueError)", r"(Incompatible shapes for broadcasting: |axis \d+ is out of bounds "
-               r"for array of dimension \d+$|cannot reshape array of shape )", "trace"),
+               r"for array of dimension \d+$|cannot reshape array of shape |Size of label '\w' for operand \d+ \(\d+\) "
+               r"does not match previous terms \(\d+\)\.$)", "trace"),
     "PAL406": ("ValueError", r"(Out of bound slice: start=\d+, (size=\d+, stride=\d+, )?dim=\d+\.$|`indices` must not "
                r"be longer than `shape`: )", "trace"),
     "PAL407": ("TypeError", r"(scan|while_loop) body function carry input and carry output must have equal types, "
                r"but they differ:$", "trace"),
+    "PAL408": ("ValueError", r"Cannot store scalars to VMEM$", "lowering"),
+    "PAL409": ("VerificationError", r".*('arith\.index_cast' op operand #0 must be "
+               r"signless-non-zero-bitwidth-integer-like or memref of signless-integer, but got 'f32'|"
+               r"'tpu\.iota' op result #0 must be vector of integer or index values, but got 'vector<\w+>')$", "lowering"),
+    "PAL410": ("(TypeError|AttributeError|ValueError)", r"(\w+ requires ndarray or scalar arguments, got "
+               r"<class '[\w.]+(DynamicJaxprTracer|TransformedRef)'> at position \d+\.$|"
+               r"'AbstractRef' object has no attribute '_\w+'$|"
+               r"unsupported operand type\(s\) for \S+: 'DynamicJaxprTracer' and 'DynamicJaxprTracer'$|Cannot store a "
+               r"Ref into another Ref\. Did you forget to load from it using `\[\.\.\.\]`\?$)", "trace"),
+    "PAL411": ("(TracerBoolConversionError|ValueError)", r"(Attempted boolean conversion of traced array with shape "
+               r"\w+\[[\d,]*\]\.$|The truth value of an array with more than one element is ambiguous\. Use a\.any\(\) "
+               r"or a\.all\(\)$)", "trace"),
+    "PAL412": ("ValueError", r"The kernel function in the pallas_call \w+ at .+:\d+ captures constants \[.+\]\. "
+               r"You should pass them as inputs\.$", "trace"),
 }
 
 

@@ -28,7 +28,7 @@ from pallas_lsp.analysis.fixes import apply_edits, fix_all_edits, split_lines
 REPO = Path(__file__).resolve().parents[2]
 BODY = REPO / "tests" / "body"
 RUNNER = BODY / "jax_verdicts.py"
-MODULES = sorted(BODY.glob("pal40[12]_*.py"))   # the stores (PAL403-PAL407: test_body_ops_oracle.py)
+MODULES = sorted(BODY.glob("pal40[12]_*.py"))   # the stores (the others: test_body_ops_oracle.py)
 BUGS = [p for p in MODULES if p.stem.endswith("_bug")]
 VERDICT = {
     "PAL401": r"^Invalid dtype for `swap`\. Ref dtype: \w+\. Value dtype: \w+\.$",

@@ -137,7 +137,8 @@ RULES: dict[str, Rule] = {
              "Another operation JAX rejects where shapes and dtypes are known: elementwise operands that do not "
              "broadcast (`Incompatible shapes for broadcasting: ...`), a reduction axis the array does not have "
              "(`axis 2 is out of bounds for array of dimension 2`), a reshape to another size, a concatenate of "
-             "different ranks. Stage: trace.", JAX_SHAPES_DOC),
+             "different ranks, an `einsum` label of two sizes (`Size of label 'h' for operand 1 (2) does not match "
+             "previous terms (8).`). Stage: trace.", JAX_SHAPES_DOC),
         Rule("PAL406", "ref-index", "error",
              "A ref read or stored with an index JAX rejects: more indices than the ref has dimensions "
              "(`` `indices` must not be longer than `shape` ``), or a `pl.ds(start, size)` with a static non-zero "
@@ -148,6 +149,35 @@ RULES: dict[str, Rule] = {
              "carry it was given (`scan body function carry input and carry output must have equal types, but "
              "they differ`), as when a bf16 accumulator gets an f32 product added. A weakly typed initial carry "
              "(`0.0`) takes the body's dtype, not its shape. Stage: trace.", JAX_LOOP_DOC),
+        Rule("PAL408", "store-scalar-vmem", "error",
+             "One element stored into a VMEM ref (`o_ref[0, 0] = 1.5`, `acc_ref[i, j] += x` into a block or a "
+             "`pltpu.VMEM` scratch): the TPU stores vectors into VMEM (`Cannot store scalars to VMEM`). Store a "
+             "slice of size 1 (`o_ref[0:1, 0:1] = jnp.full((1, 1), 1.5, o_ref.dtype)`), or keep scalars in an "
+             "SMEM ref, which takes them. Stage: TPU lowering.", JAX_TPU_DOC),
+        Rule("PAL409", "float-index-iota", "error",
+             "A float where the TPU lowering wants integers: a traced float scalar as a ref index or a `pl.ds` "
+             "start (`pl.program_id(0) / 2`: `'arith.index_cast' op operand #0 must be ...integer-like ..., but "
+             "got 'f32'`), or a float iota (`lax.broadcasted_iota(jnp.float32, ...)`, `jnp.arange(n, "
+             "dtype=jnp.float32)`: `'tpu.iota' op result #0 must be vector of integer or index values`). Fix: "
+             "integer arithmetic (`//`), or an int32 iota converted with `.astype`. Stage: TPU lowering.",
+             JAX_TPU_DOC),
+        Rule("PAL410", "ref-as-array", "error",
+             "A ref used where an array goes, without reading it (`jnp.dot(x_ref, w)` for `jnp.dot(x_ref[...], "
+             "w)`): a `jnp` function (`dot requires ndarray or scalar arguments, ... at position 0.`), an operator "
+             "(`'AbstractRef' object has no attribute '_add'`), a store (`Cannot store a Ref into another Ref. Did "
+             "you forget to load from it using `[...]`?`). Fix: `x_ref[...]`. Stage: trace.", JAX_REF_DOC),
+        Rule("PAL411", "traced-condition", "error",
+             "Python control flow on a traced value in a kernel: `if`, `while`, `assert`, `and` / `or` / `not`, a "
+             "conditional expression on `x_ref[0, 0] > 0` or `pl.program_id(0) == 0`. Python decides once, while "
+             "JAX traces the kernel (`Attempted boolean conversion of traced array with shape bool[].`; for more "
+             "than one element `The truth value of an array with more than one element is ambiguous.`). Fix: "
+             "`jnp.where`, `lax.cond`, `pl.when`. Stage: trace.", JAX_REF_DOC),
+        Rule("PAL412", "kernel-captures-constant", "error",
+             "A kernel reads a JAX array made outside any function (`BIAS = jnp.ones((1, 64))` at module level): "
+             "tracing makes it a constant, which `pallas_call` refuses (`The kernel function in the pallas_call "
+             "... captures constants [f32[1,64]]. You should pass them as inputs.`), on the line that applies the "
+             "call. Reading its `.shape` or `.dtype` is fine. Fix: pass it as an operand, or build it in the "
+             "kernel. Stage: trace.", JAX_REF_DOC),
     )
 }
 

@@ -88,6 +88,7 @@ class SliceV:
     bounds: tuple | None = None
     start: int | None = None
     stride: int | None = 1
+    float_start: str | None = None   # the MLIR type of a traced float start ("f32"): not an index
 
 
 SLICE = SliceV()
@@ -262,7 +263,8 @@ def join(a, b):
         if a == b or a.size != b.size or a.bounds != b.bounds:
             return a if a == b else SLICE   # a slice; its length differs between the paths
         return SliceV(a.size, a.bounds, a.start if a.start == b.start else None,
-                      a.stride if a.stride == b.stride else None)
+                      a.stride if a.stride == b.stride else None,
+                      a.float_start if a.float_start == b.float_start else None)
     return UNKNOWN
 
 

@@ -14,12 +14,14 @@ from ..interp.domain import NOT_MINE, Domain
 from ..interp.frame import Arg as CallArg
 from ..interp.frame import CallArgs, Evaluator, Frame
 from ..values import UNKNOWN, Const, Loc
+from . import refs
 from .args import Arg, DTypeArg, Py
 from .args import Seq as ArgSeq
 from .findings import Operand, Operation, check, reportable
 from .shapes import ArrayV
 from .table import OPS, apply
-from .values import PY_FLOAT, ArrayMethod, ArrayValue, PyFloat, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
+from .traced import traced_condition
+from .values import PY_FLOAT, ArrayMethod, ArrayRef, ArrayValue, PyFloat, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
 
 _BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
            ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and_", ast.BitOr: "or_",
@@ -57,7 +59,8 @@ class ArrayDomain(Domain):
             dtype = _dtype_argument(call)
             return TypeInfo(kind, dtype) if dtype is not None else NOT_MINE
         if qname.startswith("numpy.") and f"jax.{qname}" in OPS and dtype_of_name(qname) is not None:
-            return _applied(ev, f"jax.{qname}", [], call, _loc(call))   # `np.float32(0.5)`: strong, as jnp's
+            # `np.float32(0.5)`: strong, as jnp's, and concrete
+            return _applied(ev, f"jax.{qname}", [], call, _loc(call), concrete=True)
         return NOT_MINE
 
     def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
@@ -73,7 +76,8 @@ class ArrayDomain(Domain):
                 return from_result(_model(name, [obj.array], {}), None)
             return ArrayMethod(obj.array, attr) if name in OPS else UNKNOWN
         if isinstance(obj, TypeInfo):
-            return from_result(_model(f"jax.numpy.{obj.kind}.{attr}", [DTypeArg(obj.dtype)], {}), None)
+            field = _model(f"jax.numpy.{obj.kind}.{attr}", [DTypeArg(obj.dtype)], {})
+            return from_result(field, None, concrete=True)   # a NumPy scalar
         return NOT_MINE
 
     def subscript(self, ev: Evaluator, base: Any, node: ast.Subscript, frame: Frame) -> Any:
@@ -95,6 +99,10 @@ class ArrayDomain(Domain):
                 node: ast.AST | None = None, frame: Frame | None = None) -> Any:
         name = _COMPARE.get(type(op))
         return _operator(ev, name, (left, right), node, frame) if name is not None else NOT_MINE
+
+    def truth_asked(self, ev: Evaluator, value: Any, node: ast.expr, frame: Frame) -> None:
+        if type(value) is ArrayValue and not value.concrete and reportable(ev, frame):
+            traced_condition(ev, frame, value.array, node)
 
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
         if type(value) is ArrayValue:
@@ -122,6 +130,9 @@ def _loc(call: CallArgs) -> Loc | None:
 
 def _operator(ev: Evaluator, name: str, operands: tuple, node: ast.AST | None, frame: Frame | None) -> Any:
     """A Python operator where an operand is an array value (else not this domain's)."""
+    if node is not None and frame is not None and any(isinstance(v, ArrayRef) for v in operands) \
+            and reportable(ev, frame):
+        refs.check_operator(ev, frame, name, operands, node)
     if not any(isinstance(v, ArrayValue) for v in operands):
         return _float_arithmetic(name, operands)
     args = [to_arg(v) for v in operands]
@@ -129,7 +140,8 @@ def _operator(ev: Evaluator, name: str, operands: tuple, node: ast.AST | None, f
     if node is not None and frame is not None and reportable(ev, frame):
         described = tuple(Operand(n, a if isinstance(a, ArrayV) else None) for n, a in zip(_sides(node), args))
         check(ev, frame, Operation(f"operator.{name}", frame.loc(node), described), result)
-    return NOT_MINE if result is None else from_result(result, None)
+    concrete = all(v.concrete for v in operands if isinstance(v, ArrayValue))   # NumPy's arithmetic
+    return NOT_MINE if result is None else from_result(result, None, concrete)
 
 
 def _float_arithmetic(name: str, operands: tuple) -> Any:
@@ -154,7 +166,8 @@ def _sides(node: ast.AST) -> tuple[ast.AST | None, ast.AST | None]:
     return None, None
 
 
-def _applied(ev: Evaluator, name: str, front: list[Arg], call: CallArgs, origin: Loc | None) -> Any:
+def _applied(ev: Evaluator, name: str, front: list[Arg], call: CallArgs, origin: Loc | None,
+             concrete: bool = False) -> Any:
     """The value of calling the table's `name` where the model knows it; otherwise the
     call is left to the other domains (`lax.rem(i, n)` of an unknown `n` is the Pallas
     domain's number)."""
@@ -165,7 +178,9 @@ def _applied(ev: Evaluator, name: str, front: list[Arg], call: CallArgs, origin:
     result = _model(name, args, kwargs)
     if call.node is not None and reportable(ev, call.frame):
         check(ev, call.frame, _operation(name, front, call.node, call, args), result)
-    return NOT_MINE if result is None else from_result(result, origin)
+        if result is None:   # a ref given for an array?
+            refs.check_call(ev, name, call)
+    return NOT_MINE if result is None else from_result(result, origin, concrete)
 
 
 def _operation(name: str, front: list[Arg], node: ast.AST, call: CallArgs, args: list[Arg]) -> Operation:

@@ -1,6 +1,7 @@
 """PAL403-PAL405: array operations in a kernel body that JAX rejects, reported where the
-model is certain (its `Rejected` answers), plus the TPU lowering's 32-bit matmul
-accumulator (PAL404), which the model's trace-level table does not decide."""
+model is certain (its `Rejected` answers), plus what the TPU lowering rejects and the
+model's trace-level table does not decide: a narrow matmul accumulator (PAL404) and a
+float iota (PAL409)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ from typing import Any
 from ..interp.frame import Evaluator, Frame
 from ..report import ContractFinding, ContractSuggestion, Edit
 from ..values import Api, Loc
-from .dtypes import is_integer, is_unsigned, short
-from .shapes import ArrayV, Rejected, text
+from .dtypes import DType, is_float, is_integer, is_unsigned, short
+from .shapes import ArrayV, Rejected, is_static, text
 
 # The calls and operator that lower to `tpu.matmul` (`pl.dot` accumulates in 32 bits).
 _MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot_general", "operator.matmul"})
 _EINSUM = "jax.numpy.einsum"
 _NARROW = frozenset({"bfloat16", "int8", "int4", "float8_e4m3fn", "float8_e5m2"})
 _DOT_SHAPE = "dot_general requires contracting dimensions"
+# The calls that lower to `tpu.iota` (`jnp.arange(n)` alone; its other forms are constants).
+_IOTAS = frozenset({"jax.lax.iota", "jax.lax.broadcasted_iota", "jax.numpy.arange"})
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ def check(ev: Evaluator, frame: Frame, op: Operation, result: Any) -> None:
         add_once(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip()))
     elif isinstance(result, ArrayV) and (op.name in _MATMULS or op.name == _EINSUM):
         _narrow_matmul(ev, frame, op, result)
+    elif isinstance(result, ArrayV) and op.name in _IOTAS:
+        _float_iota(ev, op, result)
 
 
 def add_once(ev: Evaluator, finding: ContractFinding) -> None:
@@ -86,6 +91,19 @@ def _narrow_matmul(ev: Evaluator, frame: Frame, op: Operation, result: ArrayV) -
                "result where a narrow value is wanted.")
     fix = _fix(ev, frame, op, wide)
     add_once(ev, ContractFinding("PAL404", op.at, message, (), (fix,) if fix is not None else ()))
+
+
+def _float_iota(ev: Evaluator, op: Operation, result: ArrayV) -> None:
+    """PAL409: a float iota; Mosaic's `tpu.iota` makes integers only."""
+    if result.dtype is None or not is_float(result.dtype) or result.shape is None or not is_static(result.shape):
+        return
+    if op.name == "jax.numpy.arange" and (len(op.operands) != 1 or not op.keywords <= {"dtype"}):
+        return
+    dims = tuple(result.shape) if len(result.shape) != 1 else (1, *result.shape)
+    vector = "x".join(map(str, dims)) + "x" + short(DType(result.dtype.name))
+    message = (f"'tpu.iota' op result #0 must be vector of integer or index values, but got 'vector<{vector}>' — "
+               f"this iota is {text(result)}: make it int32 and convert it (`.astype(jnp.float32)`).")
+    add_once(ev, ContractFinding("PAL409", op.at, message))
 
 
 def _matmul_operands(op: Operation) -> list[ArrayV | None] | None:

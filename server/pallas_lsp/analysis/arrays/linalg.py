@@ -270,12 +270,20 @@ def einsum_shape(bound: Bound) -> ShapeResult:
         return None
     terms, output, arrays = parsed
     sizes: dict[str, Dim] = {}
-    for term, array in zip(terms, arrays):
-        if array.shape is None or len(term) != len(array.shape):
+    for i, (term, array) in enumerate(zip(terms, arrays)):
+        if array.shape is None:
             return None
+        if len(term) != len(array.shape):
+            return Rejected(f"Einstein sum subscript '{term}' does not contain the correct number of indices "
+                            f"for operand {i}.")
         for label, dim in zip(term, array.shape):
-            if sizes.setdefault(label, dim) != dim:
-                return None
+            before = sizes.setdefault(label, dim)
+            if before == dim:
+                continue
+            if type(before) is int and type(dim) is int and 1 not in (before, dim):
+                return Rejected(f"Size of label '{label}' for operand {i} ({before}) does not match previous "
+                                f"terms ({dim}).")
+            return None   # a named length, or a label of size 1 (opt_einsum broadcasts it)
     if any(label not in sizes for label in output):
         return None
     return tuple(sizes[label] for label in output)

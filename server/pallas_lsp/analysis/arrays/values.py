@@ -14,7 +14,7 @@ from typing import Any
 from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Loc, Seq, SliceV, is_number
 from .args import OPAQUE, Arg, Dims, DTypeArg, Py
 from .args import Seq as ArgSeq
-from .dtypes import FLOAT32, INT32, DType, by_name, is_bool, is_integer
+from .dtypes import FLOAT32, INT32, DType, by_name, is_bool, is_float, is_integer, short
 from .shapes import ArrayV, join_arrays
 
 _DTYPE_MODULES = ("jax.numpy.", "numpy.", "jax.dtypes.", "ml_dtypes.")
@@ -27,6 +27,7 @@ class ArrayValue(DomainValue):
 
     array: ArrayV
     origin: Loc | None = None    # the call that made it (a driver's `jnp.ones(...)`: where an operand is declared)
+    concrete: bool = False       # a NumPy value (`np.float32(2.0)`, `jnp.finfo(t).min`), not traced
     loop_tracked = True
     noted = True
 
@@ -36,14 +37,26 @@ class ArrayValue(DomainValue):
         if isinstance(other, ArrayValue):
             same_origin = self.origin is not None and other.origin is not None \
                 and self.origin.node is other.origin.node
-            return ArrayValue(join_arrays(self.array, other.array), self.origin if same_origin else None)
+            return ArrayValue(join_arrays(self.array, other.array), self.origin if same_origin else None,
+                              self.concrete and other.concrete)
         return UNKNOWN
 
     def same(self, other: Any) -> bool:
-        return self.array == other.array
+        return self.array == other.array and self.concrete == other.concrete
 
     def signature(self) -> Any:
-        return ("array", self.array)
+        return ("array", self.array, self.concrete)
+
+
+class ArrayRef(DomainValue):
+    """A ref to an array buffer (the Pallas domain's `x_ref`): an array only once read
+    (`x_ref[...]`); where an array goes, JAX rejects it (PAL410)."""
+
+    __slots__ = ()
+    view = False   # a view (`x_ref.at[...]`): JAX's `TransformedRef`, of other words
+
+    def described(self) -> str:
+        return "a ref"
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -118,6 +131,14 @@ def is_index_scalar(value: Any) -> bool:
     return value.array.shape == () and dtype is not None and (is_integer(dtype) or is_bool(dtype))
 
 
+def float_scalar_type(value: Any) -> str | None:
+    """The dtype ("f32") of a floating array value of shape `()` (`pl.program_id(0) / 2`):
+    not an index; None for anything else."""
+    if not isinstance(value, ArrayValue) or value.array.shape != () or value.array.dtype is None:
+        return None
+    return short(DType(value.array.dtype.name)) if is_float(value.array.dtype) else None
+
+
 def dtype_of_name(qname: str) -> DType | None:
     """The dtype a library name spells (`jax.numpy.bfloat16`, `numpy.float32`, `float`)."""
     if qname in _BUILTIN_DTYPES:
@@ -185,10 +206,10 @@ def index_arg(value: Any) -> Arg:
     return to_arg(value)
 
 
-def from_result(result: Any, origin: Loc | None) -> Any:
+def from_result(result: Any, origin: Loc | None, concrete: bool = False) -> Any:
     """The interpreter's value for what the model answered (UNKNOWN for no answer)."""
     if isinstance(result, ArrayV):
-        return ArrayValue(result, origin)
+        return ArrayValue(result, origin, concrete)
     if isinstance(result, Py):
         return _from_py(result.value)
     if isinstance(result, Dims):

@@ -82,6 +82,17 @@ class CallingInterpreter(ABC):
 
         return truth(value)
 
+    def condition(self, node: ast.expr, frame: Frame) -> bool | None:
+        """The truth of `node` where Python asks it, when static; the domains are told
+        when it is one of their values."""
+        from .operators import truth
+
+        value = self.eval(node, frame)
+        if isinstance(value, DomainValue):
+            for d in self.domains:
+                d.truth_asked(self, value, node, frame)
+        return truth(value)
+
     # ------------------------------------------------------------------ arguments
     def eval_args(self, node: ast.Call, frame: Frame) -> tuple[list[ArgOrStar], dict[str, Arg]] | None:
         """Evaluated arguments; None when two `*` of unknown length make positions unknown."""

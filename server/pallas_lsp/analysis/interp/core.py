@@ -246,7 +246,7 @@ class Interpreter(StatementInterpreter):
                        out: list[Any]) -> bool:
         gen = gens[0]
         self.assign(gen.target, item, inner)
-        conds = [truth(self.eval(c, inner)) for c in gen.ifs]
+        conds = [self.condition(c, inner) for c in gen.ifs]
         if False in conds:
             return True
         if None in conds:
@@ -298,7 +298,7 @@ class Interpreter(StatementInterpreter):
         return binop(left, op, right)
 
     def _if_exp(self, node: ast.IfExp, frame: Frame) -> Any:
-        cond = truth(self.eval(node.test, frame))
+        cond = self.condition(node.test, frame)
         if cond is True:
             return self.eval(node.body, frame)
         if cond is False:
@@ -307,10 +307,10 @@ class Interpreter(StatementInterpreter):
             return join(self.eval(node.body, frame), self.eval(node.orelse, frame))
 
     def _unary(self, node: ast.UnaryOp, frame: Frame) -> Any:
-        v = self.eval(node.operand, frame)
         if isinstance(node.op, ast.Not):
-            t = truth(v)
+            t = self.condition(node.operand, frame)
             return Const(not t) if t is not None else UNKNOWN
+        v = self.eval(node.operand, frame)
         if type(v) not in PLAIN:
             for d in self.domains:
                 r = d.unary(self, node.op, v)
@@ -353,9 +353,10 @@ class Interpreter(StatementInterpreter):
         return compare(op, left, right)
 
     def _bool_op(self, node: ast.BoolOp, frame: Frame) -> Any:
-        truths = [truth(self.eval(node.values[0], frame))]
+        truths = [self.condition(node.values[0], frame)]
         with maybe_runs(self.ctx):   # the other operands run only if the first does not decide
-            truths += [truth(self.eval(v, frame)) for v in node.values[1:]]
+            truths += [self.condition(v, frame) for v in node.values[1:-1]]
+            truths.append(truth(self.eval(node.values[-1], frame)))   # the last is returned as it is
         if isinstance(node.op, ast.And):
             if False in truths:
                 return Const(False)

@@ -7,8 +7,8 @@ them in that order:
 - *questions* (`call_name`, `call_value`, `attribute`, `subscript`, `binop`, `unary`,
   `compare`): the first answer that is not `NOT_MINE` wins; with none, Python's own
   semantics (or UNKNOWN);
-- *notices* (`note`, `store`, `unknown_method`, `escape`, `unknown_argument`,
-  `unknown_assigned`, `uncalled`): every domain sees them;
+- *notices* (`note`, `store`, `truth_asked`, `unknown_method`, `escape`,
+  `unknown_argument`, `unknown_assigned`, `uncalled`): every domain sees them;
 - `entering_helper` is a fold (each domain gets the previous one's value), and
   `class_attrs` a union.
 
@@ -94,6 +94,10 @@ class Domain:
     def store(self, ev: Evaluator, base: Any, node: ast.Subscript, value: Any, frame: Frame) -> None:
         """`base[...] = value` (and `base[...] op= x`, `value` being the result); the
         slice is not evaluated."""
+
+    def truth_asked(self, ev: Evaluator, value: Any, node: ast.expr, frame: Frame) -> None:
+        """Python asks whether a domain value is true (`if`, `while`, `assert`, `and` /
+        `or` / `not`, a conditional expression); `node` is the expression."""
 
     def unknown_method(self, ev: Evaluator, name: str) -> None:
         """A method called on a value nobody knows (`obj.name(...)` with `obj` UNKNOWN)."""

@@ -166,11 +166,11 @@ class StatementInterpreter(CallingInterpreter):
             self.assign(t.left.value, UNKNOWN, frame)
             return True
         # An assertion known to fail stops the path (JAX never traces past it).
-        return self.truth(self.eval(t, frame)) is not False
+        return self.condition(t, frame) is not False
 
     # ------------------------------------------------------------------ control flow
     def _if(self, s: ast.If, frame: Frame) -> bool:
-        cond = self.truth(self.eval(s.test, frame))
+        cond = self.condition(s.test, frame)
         if cond is True:
             return self.run_body(s.body, frame)
         if cond is False:
@@ -256,7 +256,7 @@ class StatementInterpreter(CallingInterpreter):
     def _while(self, s: ast.While, frame: Frame) -> bool:
         # A condition known at trace time is how JAX sees the loop: follow it exactly.
         for _ in range(MAX_UNROLL):
-            cond = self.truth(self.eval(s.test, frame))
+            cond = self.condition(s.test, frame)
             if cond is False:
                 if s.orelse:
                     self.run_body(s.orelse, frame)

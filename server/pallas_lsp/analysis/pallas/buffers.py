@@ -97,23 +97,30 @@ def scratch_buffer(value: Any) -> Any:
     if not isinstance(value, ArraySpecV) or value.space is None:
         return UNKNOWN
     dims = _static_dims(value.shape)
-    return UNKNOWN if dims is None else BufferRef(dims, False, dtype_name(value.dtype), value.loc)
+    return UNKNOWN if dims is None else BufferRef(dims, False, dtype_name(value.dtype), value.loc, value.space)
 
 
-def block_buffer(array: Any, spec: Any, whole: bool) -> Any:
+def block_buffer(array: Any, spec: Any, whole: bool, prefetch: bool = False) -> Any:
     """The ref of an input or output: its block when `spec` gives a static block shape,
-    the whole array when the spec gives none (or `whole`: no specs given at all)."""
+    the whole array when the spec gives none (or `whole`: no specs given at all); a
+    scalar-prefetch operand (`prefetch`) is whole, in SMEM."""
     array = array if isinstance(array, ArraySpecV) else None
     dtype = dtype_name(array.dtype) if array is not None else None
+    space = "SMEM" if prefetch else _block_space(spec)
     if isinstance(spec, BlockSpecV) and spec.block_shape is not None:
         if any(isinstance(d, str) and "(" in d for d in spec.block_shape):
             return UNKNOWN   # `pl.Squeezed()`, `pl.Element(n)`, a call: the rank is not static
-        return BufferRef(tuple(_length(d) for d in spec.block_shape if d is not None), False, dtype, spec.loc)
+        return BufferRef(tuple(_length(d) for d in spec.block_shape if d is not None), False, dtype, spec.loc, space)
     if not (whole or isinstance(spec, BlockSpecV)):
         return UNKNOWN
     dims = _static_dims(array.shape) if array is not None else None
     decl = array.loc if array is not None else None
-    return BufferRef((), True, dtype, decl) if dims is None else BufferRef(dims, False, dtype, decl)
+    return BufferRef((), True, dtype, decl, space) if dims is None else BufferRef(dims, False, dtype, decl, space)
+
+
+def _block_space(spec: Any) -> str | None:
+    """Where a TPU kernel's block lives: VMEM unless its spec places it elsewhere."""
+    return spec.memory_space or "VMEM" if isinstance(spec, BlockSpecV) else "VMEM"
 
 
 # --------------------------------------------------------------------------- views
@@ -126,9 +133,9 @@ def view(ev: Evaluator, buf: BufferRef, slice_node: ast.expr, frame: Frame) -> A
         return UNKNOWN
     if buf.open:
         dims = _open_view(buf.dims, parts)
-        return UNKNOWN if dims is None else BufferRef(dims, True, buf.dtype, buf.decl)
+        return UNKNOWN if dims is None else BufferRef(dims, True, buf.dtype, buf.decl, buf.space, True)
     dims = view_dims(buf.dims, parts)
-    return UNKNOWN if dims is None else BufferRef(dims, False, buf.dtype, buf.decl)
+    return UNKNOWN if dims is None else BufferRef(dims, False, buf.dtype, buf.decl, buf.space, True)
 
 
 def _open_view(dims: tuple, parts: list[IndexPart]) -> tuple | None:

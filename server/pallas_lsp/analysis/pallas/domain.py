@@ -16,8 +16,10 @@ from ..index_choice import is_at
 from ..interp.domain import NOT_MINE, Domain, HelperCall
 from ..interp.frame import Binding, Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Api
+from ..arrays.values import ArrayValue
 from . import dispatch, handlers
 from .buffers import read, view
+from .captures import check_capture
 from .indexing import index_sem
 from .invokers import grid_of
 from .protocol import holds_callable
@@ -81,6 +83,8 @@ class PallasDomain(Domain):
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
         if type(value) is Sem:
             ev.ctx.views.append(NamedSem(frame.block, node, value, frame.scope))
+        elif type(value) is ArrayValue and value.origin is not None and type(node) is ast.Name:
+            check_capture(ev, node, value, frame)   # a module-level array, read in a kernel?
 
     def unknown_method(self, ev: Evaluator, name: str) -> None:
         dispatch.unknown_method(ev, name)

@@ -7,7 +7,7 @@ import ast
 from typing import Any
 
 from .. import checks
-from ..arrays.values import dtype_attribute, dtype_of_name, traced_int32
+from ..arrays.values import dtype_attribute, dtype_of_name, float_scalar_type, traced_int32
 from ..interp.frame import Arg, CallArgs, Evaluator, Frame
 from ..values import SCALAR, SLICE, UNKNOWN, Api, Const, Loc, Seq, SliceV, join
 from .buffers import check_copy, copy_bytes
@@ -208,11 +208,13 @@ def index_keeper(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
             bounds = tuple(b.value for b in vals)
             return SliceV(bounds=(None, *bounds) if len(bounds) == 1 else bounds)
         return SLICE
+    start = call.param(0, "start")
+    floating = float_scalar_type(start.value) if start is not None else None
     size = _static_int(call.param(1, "size"))
     if size is None:
-        return SLICE
+        return SliceV(float_start=floating) if floating else SLICE
     stride = call.param(2, "stride")
-    return SliceV(size, start=_static_int(call.param(0, "start")), stride=_static_int(stride) if stride else 1)
+    return SliceV(size, start=_static_int(start), stride=_static_int(stride) if stride else 1, float_start=floating)
 
 
 def _static_int(arg: Arg | None) -> int | None:
@@ -247,7 +249,9 @@ def traced_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
 
 
 def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
-    """`pl.program_id(axis)`: a number; a static axis is noted against the grid in force."""
+    """`pl.program_id(axis)`: a traced int32; `pl.num_programs(axis)`: the grid's length
+    there, a Python int where the grid gives it (else a number). A static axis is noted
+    against the grid in force."""
     ctx = ev.ctx
     grid = ctx.grids[-1] if ctx.grids else None
     axis = call.value(0, "axis")
@@ -257,7 +261,19 @@ def grid_index(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:
         replay = ctx.replay
         if replay is not None and grid is replay.call:   # a replay runs one grid point at a time
             return replay.grid_value(spec.name == "pl.num_programs", axis.value)
+    if spec.name == "pl.num_programs":
+        return _grid_length(grid.grid if grid is not None else None, axis)
     return traced_int32()
+
+
+def _grid_length(grid: Any, axis: Any) -> Any:
+    """JAX gives `num_programs` of a static grid dimension as a Python int."""
+    items = (grid,) if isinstance(grid, Const) else grid.items if isinstance(grid, Seq) else None
+    if items is None or not isinstance(axis, Const) or type(axis.value) is not int \
+            or not -len(items) <= axis.value < len(items):
+        return SCALAR
+    length = items[axis.value]
+    return length if isinstance(length, Const) and type(length.value) is int else SCALAR
 
 
 def passthrough(ev: Evaluator, spec: Simple, call: CallArgs) -> Any:

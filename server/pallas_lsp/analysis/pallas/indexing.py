@@ -15,7 +15,7 @@ from typing import Any
 
 from ..interp.frame import Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Const, Seq, SliceV
-from ..arrays.values import is_index_scalar
+from ..arrays.values import float_scalar_type, is_index_scalar
 from .derived import INDEX_KEEPER_WORDS
 from .sems import Sem
 
@@ -35,6 +35,7 @@ class IndexPart:
     value: int | None = None                # a dropping index's static value
     start: int | None = None                # a keeper's static start and stride (`pl.ds(3, 8)`)
     stride: int | None = 1
+    floating: str | None = None             # a traced float scalar's (or a keeper's start's) type, "f32"
 
 
 def keeps_dimension(part: IndexPart) -> bool:
@@ -64,10 +65,11 @@ def _part_of_value(v: Any) -> IndexPart | None:
     if isinstance(v, Const) and v.value is Ellipsis:
         return IndexPart(IndexKind.ELLIPSIS)
     if isinstance(v, SliceV):
-        return IndexPart(IndexKind.KEEP, v.size, v.bounds, start=v.start, stride=v.stride)
+        return IndexPart(IndexKind.KEEP, v.size, v.bounds, start=v.start, stride=v.stride, floating=v.float_start)
     if v is SCALAR or (isinstance(v, Const) and type(v.value) in (int, bool)) or is_index_scalar(v):
         return IndexPart(IndexKind.DROP, value=v.value if isinstance(v, Const) and type(v.value) is int else None)
-    return None
+    floating = float_scalar_type(v)
+    return IndexPart(IndexKind.DROP, floating=floating) if floating else None
 
 
 def index_parts(ev: Evaluator, elts: list[ast.expr], frame: Frame, strict: bool = False) -> list[IndexPart] | None:

@@ -286,8 +286,8 @@ def _with_buffers(front: list[ArgOrStar], outs: list | None, buffers: tuple[list
     arrays: `outs` is not changed in place)."""
     inputs, outputs = buffers
     if len(front) == n_prefetch + len(inputs):
-        prefetch = [Arg(block_buffer(a.value, None, True)) if isinstance(a, Arg) and isinstance(a.value, ArraySpecV)
-                    else a for a in front[:n_prefetch]]
+        prefetch = [Arg(block_buffer(a.value, None, True, prefetch=True))
+                    if isinstance(a, Arg) and isinstance(a.value, ArraySpecV) else a for a in front[:n_prefetch]]
         front = prefetch + [Arg(buf) if isinstance(a, Arg) and (a.value is UNKNOWN or isinstance(
                                 a.value, ArraySpecV)) and buf is not UNKNOWN else a
                             for a, buf in zip(front[n_prefetch:], inputs)]

@@ -1,7 +1,10 @@
 """Rule PAL406: an index JAX rejects when a kernel reads or stores a ref
 (`jax._src.state.indexing.NDIndexer`): more indices than the ref has dimensions, and a
 `pl.ds` with a static non-zero start that ends past its dimension (`pl.ds(0, n)` is not
-checked, nor are Python slices)."""
+checked, nor are Python slices).
+
+Rule PAL409 (its index half): a traced float scalar as an index or a `pl.ds` start, which
+the trace accepts and the TPU lowering cannot cast to an index."""
 
 from __future__ import annotations
 
@@ -36,6 +39,23 @@ def check_index(ev: Evaluator, buf: BufferRef, node: ast.Subscript, parts: list[
             _report(ev, frame, node, buf, f"{words} — `{seg(elt)}` indexes dimension {axis} of `{ref}`, "
                     f"{shape_text(buf.dims)}.")
             return
+        if part.floating:
+            _float_index(ev, frame, node, buf, axis, elt, part.floating)
+            return
+
+
+def _float_index(ev: Evaluator, frame: Frame, node: ast.Subscript, buf: BufferRef, axis: int, elt: ast.expr,
+                 dtype: str) -> None:
+    """PAL409: a traced float as an index (or a `pl.ds` start): the TPU lowering casts it
+    to an index, which only an integer can be."""
+    seg = frame.block.segment
+    start = elt.args[0] if isinstance(elt, ast.Call) and elt.args else None
+    where = f"starts `{seg(elt)}`, which indexes" if start is not None else "indexes"
+    message = ("'arith.index_cast' op operand #0 must be signless-non-zero-bitwidth-integer-like or memref of "
+               f"signless-integer, but got '{dtype}' — `{seg(start or elt)}` is {dtype}[] and {where} dimension "
+               f"{axis} of `{seg(node.value)}`: an index must be an integer (integer arithmetic, `//` rather than `/`, "
+               "or `.astype(jnp.int32)`).")
+    _report(ev, frame, node, buf, message, "PAL409")
 
 
 def _placed(parts: list[IndexPart], rank: int, elts: list[ast.expr]) -> Iterator[tuple[int, IndexPart, ast.expr]]:
@@ -62,8 +82,9 @@ def _out_of_bound(part: IndexPart, dim: object) -> str | None:
     return None
 
 
-def _report(ev: Evaluator, frame: Frame, node: ast.Subscript, buf: BufferRef, message: str) -> None:
+def _report(ev: Evaluator, frame: Frame, node: ast.Subscript, buf: BufferRef, message: str,
+            code: str = "PAL406") -> None:
     ref = frame.block.segment(node.value)
     notes = (ContractNote(buf.decl, f"`{ref}` is declared here"),) if buf.decl is not None and buf.decl.path is None \
         else ()
-    add_once(ev, ContractFinding("PAL406", frame.loc(node), message, notes))
+    add_once(ev, ContractFinding(code, frame.loc(node), message, notes))

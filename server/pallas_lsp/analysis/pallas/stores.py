@@ -5,7 +5,10 @@
 Before it checks, `=` converts only two kinds of value (`_maybe_implicit_cast`): a weakly
 typed float (a Python float) into a float ref, and any integer into an integer ref.  It
 never broadcasts, not even a scalar; `+=` loads, adds (broadcasting, promoting) and
-stores the sum.  Each rule speaks only where both sides are fully known."""
+stores the sum.  Each rule speaks only where both sides are fully known.
+
+Rule PAL408: past the trace, the TPU lowering stores only vectors into VMEM (a block, a
+`pltpu.VMEM` scratch): one element (`o_ref[0, 0] = 1.5`) is rejected; SMEM takes it."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..arrays.args import python_scalar_array
+from ..arrays.findings import reportable
+from ..arrays.refs import stored_ref
 from ..arrays.dtypes import DType, by_name, is_float, is_integer
 from ..arrays.shapes import ArrayV, is_static, text
 from ..arrays.values import ArrayValue
@@ -57,8 +62,15 @@ def stored_dtype(ref: DType, value: DType) -> DType:
 
 
 def check_store(ev: Evaluator, buf: BufferRef, node: ast.Subscript, value: Any, frame: Frame) -> None:
-    """PAL402 / PAL401 at `node` when the stored value cannot fit the indexed ref."""
-    if frame.path is not None or ev.ctx.silent or buf.open:
+    """PAL402 / PAL401 at `node` when the stored value cannot fit the indexed ref (JAX's
+    trace), else PAL408 for a scalar stored into VMEM (the TPU lowering)."""
+    if frame.path is not None or ev.ctx.silent:
+        return
+    if isinstance(value, BufferRef) and not value.view and reportable(ev, frame):
+        stmt = frame.stmt
+        stored_ref(ev, frame, node, value, stmt.value if isinstance(stmt, ast.Assign) else None)
+        return
+    if buf.open:
         return
     array = _value_array(value)
     elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -79,15 +91,40 @@ def check_store(ev: Evaluator, buf: BufferRef, node: ast.Subscript, value: Any, 
         _report(ev, frame, "PAL402", store, buf, message, ())
         return
     ref_dtype = by_name(buf.dtype) if buf.dtype is not None else None
-    if ref_dtype is None or array.dtype is None:
-        return
-    stored = stored_dtype(ref_dtype, array.dtype)
-    if stored == ref_dtype:
-        return
-    message = (f"Invalid dtype for `swap`. Ref dtype: {ref_dtype.name}. Value dtype: {stored.name}. — "
-               f"`{store.value_text}` is {text(array)}; `{store.ref_text}` is "
-               f"{text(ArrayV(tuple(buf.dims), ref_dtype))}; a store does not convert: {_advice(store, value, ref_dtype)}.")
-    _report(ev, frame, "PAL401", store, buf, message, _cast_fix(ev, frame, store, value))
+    stored = stored_dtype(ref_dtype, array.dtype) if ref_dtype is not None and array.dtype is not None else None
+    if ref_dtype is not None and stored is not None and stored != ref_dtype:
+        message = (f"Invalid dtype for `swap`. Ref dtype: {ref_dtype.name}. Value dtype: {stored.name}. "
+                   f"— `{store.value_text}` is {text(array)}; `{store.ref_text}` is "
+                   f"{text(ArrayV(tuple(buf.dims), ref_dtype))}; a store does not convert: "
+                   f"{_advice(store, value, ref_dtype)}.")
+        _report(ev, frame, "PAL401", store, buf, message, _cast_fix(ev, frame, store, value))
+    elif not expected and buf.dims and buf.space == "VMEM" and reportable(ev, frame):
+        _scalar_store(ev, frame, store, buf, array, ref_dtype)
+
+
+def _scalar_store(ev: Evaluator, frame: Frame, store: Store, buf: BufferRef, array: ArrayV,
+                  ref_dtype: DType | None) -> None:
+    """PAL408: one element stored into a VMEM ref; the TPU lowering stores only vectors
+    there (SMEM takes scalars)."""
+    seg = frame.block.segment
+    elts = store.node.slice.elts if isinstance(store.node.slice, ast.Tuple) else [store.node.slice]
+    ones = "(" + ", ".join("1" for _ in buf.dims) + ("," if len(buf.dims) == 1 else "") + ")"
+    sliced = f"{store.ref_text}[{', '.join(_one_wide(e, seg(e)) for e in elts)}]"
+    value = f"{text(array)}" if array.dtype is not None else "a scalar"
+    message = (f"Cannot store scalars to VMEM — `{store.ref_text}[{seg(store.node.slice)}]` is one element of "
+               f"`{store.ref_text}`, a VMEM ref {text(ArrayV(tuple(buf.dims), ref_dtype))}, and "
+               f"`{store.value_text}` is {value}: the TPU stores vectors into VMEM; store a slice "
+               f"(`{sliced} = jnp.full({ones}, v, {store.ref_text}.dtype)`), or keep the scalar in an SMEM ref.")
+    _report(ev, frame, "PAL408", store, buf, message, ())
+
+
+def _one_wide(elt: ast.expr, text_: str) -> str:
+    """An integer index as a slice of size 1 (`0` -> `0:1`, `r` -> `r:r + 1`)."""
+    if isinstance(elt, ast.Constant) and type(elt.value) is int:
+        return f"{elt.value}:{elt.value + 1}"
+    if isinstance(elt, ast.Name):
+        return f"{text_}:{text_} + 1"
+    return text_ if isinstance(elt, ast.Slice) or text_ == "..." else f"pl.ds({text_}, 1)"
 
 
 def _advice(store: Store, value: Any, ref: DType) -> str:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..interp.functions import resolve_lazy
+from ..arrays.dtypes import by_name, short
+from ..arrays.values import ArrayRef
 from ..values import Choice, DomainValue, Func, Loc, Partial
 from .model import DescriptorMethod, Invoker
 
@@ -99,7 +101,7 @@ class PallasCallable(DomainValue):
 
 
 @dataclass(frozen=True, eq=False)
-class BufferRef(DomainValue):
+class BufferRef(ArrayRef):
     """A ref to an array buffer the kernel gets (a scratch buffer, an input or output
     block) or a view of one, with what is static of it (`pallas.buffers`)."""
 
@@ -107,10 +109,22 @@ class BufferRef(DomainValue):
     open: bool                    # more dims, of unknown number, follow (a whole input array)
     dtype: str | None             # the dtype's name ("float32") when static
     decl: Loc | None = None       # where it is declared (a scratch type, a spec, out_shape)
+    space: str | None = None      # "VMEM", "SMEM", "ANY", ... where certain
+    view: bool = False            # `x_ref.at[...]`
+
+    def described(self) -> str:
+        """`a VMEM ref of f32[16, 128]` (as far as it is known)."""
+        ref = f"a {self.space} ref" if self.space else "a ref"
+        if self.open and not self.dims and self.dtype is None:
+            return ref
+        dtype = by_name(self.dtype) if self.dtype is not None else None
+        dims = ", ".join(map(str, (*self.dims, *(("...",) if self.open else ()))))
+        return f"{ref} of {short(dtype) if dtype else '?'}[{dims}]"
 
     def signature(self) -> Any:
         """A fresh one each time a kernel runs: alike by what is known."""
-        return ("B", self.dims, self.open, self.dtype, id(self.decl.node) if self.decl is not None else None)
+        return ("B", self.dims, self.open, self.dtype, self.space, self.view,
+                id(self.decl.node) if self.decl is not None else None)
 
 
 @dataclass(frozen=True, eq=False)

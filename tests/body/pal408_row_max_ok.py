@@ -1,0 +1,25 @@
+"""The maximum of each row of a tile, written into a (rows, 1) output, row by row.
+
+Correct: each row's maximum keeps its dims (`keepdims=True`) and is stored as a (1, 1)
+slice.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+ROWS, COLS = 8, 256
+
+
+def row_max_kernel(x_ref, o_ref):
+    for r in range(ROWS):
+        o_ref[r:r + 1, :] = jnp.max(x_ref[r:r + 1, :], axis=-1, keepdims=True)
+
+
+def row_max(x):
+    return pl.pallas_call(row_max_kernel, out_shape=jax.ShapeDtypeStruct((ROWS, 1), jnp.float32))(x)
+
+
+def trace():
+    x = jax.ShapeDtypeStruct((ROWS, COLS), jnp.float32)
+    jax.export.export(jax.jit(row_max), platforms=["tpu"])(x)

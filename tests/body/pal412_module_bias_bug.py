@@ -1,0 +1,25 @@
+"""Add a fixed bias row to every row of a tile.
+
+Bug: the bias is a JAX array made at module level and read by the kernel: tracing makes
+it a constant of the kernel, which `pallas_call` refuses.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+
+ROWS, COLS = 16, 128
+BIAS = jnp.full((1, COLS), 0.5, jnp.float32)
+
+
+def bias_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...] + BIAS
+
+
+def add_bias(x):
+    return pl.pallas_call(bias_kernel, out_shape=jax.ShapeDtypeStruct((ROWS, COLS), jnp.float32))(x)  # expect: PAL412
+
+
+def trace():
+    x = jax.ShapeDtypeStruct((ROWS, COLS), jnp.float32)
+    jax.export.export(jax.jit(add_bias), platforms=["tpu"])(x)
