@@ -781,7 +781,7 @@ def test_serves_lsp_over_tcp_with_a_log_file(tmp_path):
 def test_folders_that_cannot_be_listed_are_reported(tmp_path, monkeypatch, capsys):
     # (in-process: the tests may run as root, for whom permissions do not stop a listing)
     from pallas_lsp.config import Config
-    from pallas_lsp.discover import discover
+    from pallas_lsp.cli.discover import discover
 
     write(tmp_path / "ok" / "a.py", CLEAN)
     write(tmp_path / "locked" / "b.py", CLEAN)
@@ -817,7 +817,7 @@ def test_every_file_of_the_repository_is_checked_in_bounded_time():
     time, so that other processes on a loaded machine do not count."""
     import time
 
-    from pallas_lsp import checker
+    from pallas_lsp.cli import checker
 
     roots = (str(REPO), str(REPO / "server"))
     slow = []

@@ -47,9 +47,9 @@ def build_parser(with_check: bool = True) -> argparse.ArgumentParser:
                     "Exit status: 0 clean (warnings allowed), 1 errors found, 2 usage error.",
     )
     if with_check:
-        from . import cli_args
+        from .cli import args as check_args
 
-        cli_args.add_arguments(check)
+        check_args.add_arguments(check)
     rule = commands.add_parser("rule", help="print a rule's documentation",
                                description="Print a rule's documentation.")
     which = rule.add_mutually_exclusive_group(required=True)
@@ -69,7 +69,7 @@ def _safe_output() -> None:
 
 def _rule(args: argparse.Namespace) -> int:
     from .analysis.rules import RULES
-    from .formats import render_rule
+    from .cli.formats import render_rule
 
     if args.all:
         print("\n".join(render_rule(r) for r in RULES.values()), end="")
@@ -91,10 +91,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "rule":
         return _rule(args)
     if args.command == "check":
-        from . import cli
+        from .cli import run as check_run
 
         try:
-            return cli.run(args)
+            return check_run.run(args)
         except KeyboardInterrupt:
             return 130
         except BrokenPipeError:  # `pallas-lsp check . | head`: stop quietly

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from . import __version__
-from .analysis.findings import Finding, Span
-from .analysis.fixes import Fix
-from .analysis.rules import RULES, Rule
+from .. import __version__
+from ..analysis.findings import Finding, Span
+from ..analysis.fixes import Fix
+from ..analysis.rules import RULES, Rule
 
 FORMATS = ("concise", "full", "json", "sarif", "github")
 ALIASES = {"text": "concise"}

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from .analysis.findings import Span
+from ..analysis.findings import Span
 
 _HELP = re.compile(r"\s*[\w.]+\?{1,2}\s*$")   # `obj?`, `np.sum??`
 _LINE_REF = re.compile(r"\bline (\d+)\b")

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import formats
-from .analysis.rules import RULES
-from .config import (
+from ..analysis.rules import RULES
+from ..config import (
     Config,
     normalize_selectors,
     parse_per_file_ignore,

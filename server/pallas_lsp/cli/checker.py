@@ -17,14 +17,14 @@ import warnings
 from dataclasses import dataclass, field, replace
 
 from . import formats
-from .analysis.engine import analyze_source
-from .analysis.findings import Finding, Span
-from .analysis.fixes import Fix, apply_edits, auto_fix, fix_all_edits, split_lines
-from .analysis.parse import split_blocks
-from .analysis.rules import selected
-from .analysis.workspace import Workspace
+from ..analysis.engine import analyze_source
+from ..analysis.findings import Finding, Span
+from ..analysis.fixes import Fix, apply_edits, auto_fix, fix_all_edits, split_lines
+from ..analysis.parse import split_blocks
+from ..analysis.rules import selected
+from ..analysis.workspace import Workspace
 from .discover import display, is_notebook
-from .memory import GrowthWatch, frozen_after
+from ..memory import GrowthWatch, frozen_after
 from .notebook_source import NotebookError, NotebookSource, read_notebook
 
 # A file that mentions none of these cannot hold a checked call on a Pallas semaphore

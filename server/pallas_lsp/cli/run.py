@@ -24,10 +24,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import formats
-from .analysis.rules import RULES
+from ..analysis.rules import RULES
 from .checker import FileResult, Task, check_file
-from .cli_args import Selection, globs
-from .config import Config, ConfigError, ConfigResolver, load_config_file
+from .args import Selection, globs
+from ..config import Config, ConfigError, ConfigResolver, load_config_file
 from .discover import STDIN, Found, UsageError, discover
 
 # Below this much source, starting worker processes costs more than it saves.
