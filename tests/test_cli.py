@@ -170,6 +170,23 @@ def test_broken_pyproject_is_a_usage_error(tmp_path):
     assert "Traceback" not in r.stderr
 
 
+def test_help_and_packaging_say_what_is_checked():
+    """Every face of the product names all it checks, not only semaphore shapes."""
+    root = Path(__file__).resolve().parents[1]
+    top = run_cli("--help", cwd=root).stdout
+    check = run_cli("check", "--help", cwd=root).stdout
+    for text in (top, check):
+        flat = " ".join(text.split())
+        for topic in ("semaphore shapes and kinds", "pallas_call contract", "TPU block tiling",
+                      "DMA and semaphore protocol", "shapes and dtypes"):
+            assert topic in flat
+    assert "dimension_semantics" in " ".join(check.split())   # --fix: not only semaphore indices
+    package = json.loads((root / "vscode-client" / "package.json").read_text())
+    assert (package["name"], package["displayName"]) == ("pallas-lsp", "Pallas Kernel Checker")
+    hook = (root / ".pre-commit-hooks.yaml").read_text()
+    assert "Pallas kernel checks" in hook and "contract" in hook
+
+
 def test_version():
     for flag in ("--version", "-V"):
         r = run_cli(flag, cwd=Path.cwd())

@@ -30,8 +30,10 @@ def build_parser(with_check: bool = True) -> argparse.ArgumentParser:
     LSP does not import the CLI (a faster start)."""
     parser = argparse.ArgumentParser(
         prog="pallas-lsp",
-        description="Language server and CI checker for JAX Pallas TPU kernels: finds "
-                    "semaphore arrays passed where one semaphore is needed. "
+        description="Language server and CI checker for JAX Pallas TPU kernels: finds, "
+                    "without running them, the mistakes JAX raises on (semaphore shapes and "
+                    "kinds, the pallas_call contract, TPU block tiling, the DMA and semaphore "
+                    "protocol, the shapes and dtypes in kernel bodies). "
                     "Without a command, serves LSP over stdio.",
     )
     parser.add_argument("-V", "--version", action="version", version=f"pallas-lsp {__version__}")
@@ -43,7 +45,9 @@ def build_parser(with_check: bool = True) -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = commands.add_parser(
         "check", help="check files and folders (for CI)",
-        description="Check Python files and folders for non-scalar Pallas semaphores. "
+        description="Check the Pallas kernels in Python files, notebooks and folders: "
+                    "semaphore shapes and kinds, the pallas_call contract, TPU block tiling, "
+                    "the DMA and semaphore protocol, kernel-body shapes and dtypes. "
                     "Exit status: 0 clean (warnings allowed), 1 errors found, 2 usage error.",
     )
     if with_check:

@@ -42,7 +42,7 @@ class PallasClient implements vscode.Disposable {
   private queue: Promise<void> = Promise.resolve();
 
   constructor() {
-    this.status.name = "Pallas Semaphore Checker";
+    this.status.name = "Pallas Kernel Checker";
     this.status.command = { title: "Restart", command: "pallas.restartServer" };
   }
 

@@ -88,8 +88,9 @@ def _file_flags(parser: argparse.ArgumentParser) -> None:
 
 def _fix_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fix", action="store_true",
-                        help="apply the safe index fixes (`sems` -> `sems.at[slot]`) in place, "
-                             "then report what is left")
+                        help="apply the safe fixes in place (those whose edit is certain: an index for "
+                             "a semaphore array, `dimension_semantics` padded to the grid, "
+                             "`.astype(ref.dtype)` on a store), then report what is left")
     parser.add_argument("--unsafe-fixes", action="store_true",
                         help="with --fix or --diff: apply the fixes marked unsafe too")
     parser.add_argument("--diff", action="store_true",
