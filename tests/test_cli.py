@@ -194,21 +194,56 @@ def test_version():
 
 
 @pytest.mark.parametrize(
-    "content, message",
+    "content, where, message",
     [
-        (b"\x00\x01\x02ELF binary junk", "binary file"),
-        (b"x = '\xff\xfe caf\xe9'\n", "not valid UTF-8"),
-        (b"# -*- coding: no-such-codec -*-\nx = 1\n", "cannot decode: unknown encoding"),
+        (b"\x00\x01\x02ELF binary junk", "1:1", "binary file (contains NUL bytes)"),
+        (b"x = '\xff\xfe caf\xe9'\n", "1:6", "not valid UTF-8 (byte 5: invalid start byte)"),
+        # latin-1 bytes below a UTF-8 first line, no coding cookie: Python refuses it too
+        (b"import jax\nname = 'caf\xe9'\n", "2:12", "not valid UTF-8 (byte 22: invalid continuation byte)"),
+        (b"# -*- coding: no-such-codec -*-\nx = 1\n", "1:1", "cannot decode: unknown encoding: no-such-codec"),
+        (b"# -*- coding: ascii -*-\nx = 'caf\xe9'\n", "2:9", "not valid ascii (byte 32: ordinal not in range(128))"),
     ],
 )
-def test_unreadable_files_give_a_clear_message_and_exit_1(tmp_path, content, message):
+def test_unreadable_files_are_an_e902_finding(tmp_path, content, where, message):
     (tmp_path / "bad.py").write_bytes(content)
     write(tmp_path / "k.py", CLEAN)
     r = run_cli("check", ".", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (1, "")
+    assert r.stdout.splitlines() == [f"bad.py:{where}: E902 {message}, not checked",
+                                     "Found 1 error in 1 file (2 files checked)."]
+
+
+def test_e902_in_every_format_and_selection(tmp_path):
+    (tmp_path / "bin.py").write_bytes(bytes(range(256)) * 16)
+    write(tmp_path / "k.py", DMA_BUG)
+    message = "binary file (contains NUL bytes), not checked"
+    r = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
     assert r.returncode == 1
-    assert f"bad.py: error: {message}" in r.stderr
-    assert "Traceback" not in r.stderr
-    assert "(2 files checked)" in r.stdout
+    e902 = next(item for item in json.loads(r.stdout) if item["code"] == "E902")
+    assert (e902["path"], e902["line"], e902["column"], e902["severity"], e902["message"],
+            e902["rule"]) == ("bin.py", 1, 1, "error", message, "io-error")
+    r = run_cli("check", "--output-format", "sarif", ".", cwd=tmp_path)
+    run = json.loads(r.stdout)["runs"][0]
+    result = next(res for res in run["results"] if res["ruleId"] == "E902")
+    assert result["message"]["text"] == message and result["level"] == "error"
+    assert run["tool"]["driver"]["rules"][result["ruleIndex"]]["id"] == "E902"
+    r = run_cli("check", "--output-format", "github", "bin.py", cwd=tmp_path)
+    assert r.stdout == (f"::error file=bin.py,line=1,col=1,endLine=1,endColumn=1,title=E902::E902 {message}\n")
+    r = run_cli("check", "--output-format", "full", "bin.py", cwd=tmp_path)
+    assert r.stdout.startswith(f"bin.py:1:1: E902 {message}\n")
+    assert r.stdout.endswith("Found 1 error in 1 file (1 file checked).\n")
+    r = run_cli("check", "--statistics", ".", cwd=tmp_path)
+    assert r.stdout.splitlines() == ["1  E902        io-error", "1  PAL001  [*] dma-nonscalar-semaphore"]
+    # a select that names only PAL rules still reports it; ignore and per-file-ignores do not
+    r = run_cli("check", "--select", "PAL002", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout.splitlines()[0]) == (1, f"bin.py:1:1: E902 {message}")
+    r = run_cli("check", "--ignore", "E902", "bin.py", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "All checks passed (1 file checked).\n")
+    r = run_cli("check", "--per-file-ignores", "bin.py:E9", "--select", "E902", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "All checks passed (2 files checked).\n")
+    r = run_cli("check", "--diff", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stderr == f"bin.py:1:1: E902 {message}\nWould fix 1 finding.\n"
 
 
 def test_declared_encodings_and_bom_are_read(tmp_path):
@@ -504,8 +539,8 @@ def test_notebooks_in_other_languages_or_broken_are_not_checked(tmp_path):
     assert "r.ipynb: not a Python notebook, not checked" in r.stderr
     write(tmp_path / "broken.ipynb", "{not json")
     r = run_cli("check", "broken.ipynb", cwd=tmp_path)
-    assert r.returncode == 1
-    assert "broken.ipynb: error: not a valid notebook (invalid JSON" in r.stderr
+    assert (r.returncode, r.stderr) == (1, "")
+    assert r.stdout.startswith("broken.ipynb:1:1: E902 not a valid notebook (invalid JSON")
 
 
 def test_notebook_fix_edits_the_cell_and_keeps_ipython_lines(tmp_path):
@@ -564,7 +599,18 @@ def test_statistics_quiet_silent_and_output_file(tmp_path):
                         "1  PAL003      wait-read-nonscalar-semaphore\n")
     r = run_cli("check", "--statistics", "--output-format", "json", ".", cwd=tmp_path)
     assert json.loads(r.stdout)[0] == {"code": "PAL001", "name": "dma-nonscalar-semaphore",
-                                       "count": 2, "fixable": True}
+                                       "count": 2, "fixable": True, "fixable_count": 2}
+    # a rule some of whose findings have a safe fix is fixable; the count says how many
+    write(tmp_path / "d.py", CHOICE_BUG)
+    write(tmp_path / "e.py", CHOICE_BUG)
+    r = run_cli("check", "--statistics", "--output-format", "json", ".", cwd=tmp_path)
+    assert json.loads(r.stdout)[0] == {"code": "PAL001", "name": "dma-nonscalar-semaphore",
+                                       "count": 4, "fixable": True, "fixable_count": 2}
+    r = run_cli("check", "--statistics", "d.py", "e.py", "c.py", cwd=tmp_path)
+    assert r.stdout == ("2  PAL001      dma-nonscalar-semaphore\n"
+                        "1  PAL003      wait-read-nonscalar-semaphore\n")
+    for name in ("d.py", "e.py"):
+        (tmp_path / name).unlink()
     r = run_cli("check", "-q", ".", cwd=tmp_path)
     assert r.returncode == 1
     assert [line.split(": ")[1].split()[0] for line in r.stdout.splitlines()] == [
@@ -619,7 +665,17 @@ def test_syntax_errors_are_reported(tmp_path):
     ]
     r = run_cli("check", "--output-format", "json", "broken.py", cwd=tmp_path)
     (item,) = json.loads(r.stdout)
-    assert (item["code"], item["severity"], item["line"]) == ("E999", "error", 3)
+    assert (item["code"], item["severity"], item["line"], item["rule"]) == ("E999", "error", 3, "syntax-error")
+    r = run_cli("check", "--select", "PAL001", "broken.py", cwd=tmp_path)
+    assert r.returncode == 1 and "E999" in r.stdout
+    r = run_cli("check", "--ignore", "E999", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "All checks passed (2 files checked).\n")
+    # --diff: no change, but the file could not be checked
+    r = run_cli("check", "--diff", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (1, "")
+    assert r.stderr == "broken.py:3:7: E999 SyntaxError: invalid syntax\nWould fix 0 findings.\n"
+    r = run_cli("check", "--diff", "--ignore", "E999", ".", cwd=tmp_path)
+    assert (r.returncode, r.stderr) == (0, "Would fix 0 findings.\n")
 
 
 def test_rule_command():
@@ -632,6 +688,13 @@ def test_rule_command():
     assert r.returncode == 0
     assert [line for line in r.stdout.splitlines() if line.startswith("# ")] == [
         f"# {rule.name} ({code})" for code, rule in RULES.items()]
+    for code, name in (("E902", "io-error"), ("e999", "syntax-error")):
+        r = run_cli("rule", code, cwd=Path.cwd())
+        assert r.returncode == 0 and r.stdout.startswith(f"# {name} ({code.upper()})")
+    r = run_cli("rule", "PAL999", cwd=Path.cwd())
+    assert r.returncode == 2
+    known = r.stderr.split("(known: ")[1].rstrip(")\n").split(", ")
+    assert known == sorted(RULES) and known[:2] == ["E902", "E999"]
 
 
 # ---------------------------------------------------------------------------------------
@@ -817,7 +880,10 @@ def test_folders_that_cannot_be_listed_are_reported(tmp_path, monkeypatch, capsy
     from pallas_lsp.__main__ import main
 
     assert main(["check", "-j", "1", str(tmp_path)]) == 1
-    assert "locked: error: cannot list folder: Permission denied" in capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert f"{tmp_path / 'locked'}:1:1: E902 cannot list folder: Permission denied" in out
+    assert "Found 1 error in 1 file (1 file checked)." in out
+    assert main(["check", "-j", "1", "--ignore", "E902", str(tmp_path)]) == 0
 
 
 # ---------------------------------------------------------------------------------------
@@ -847,6 +913,7 @@ def test_every_file_of_the_repository_is_checked_in_bounded_time():
             elapsed = time.process_time() - start
             lines = path.read_bytes().count(b"\n")
             assert result.error is None, (path, result.error)
+            assert not [r for r in result.items if r.finding.code == "E902"], path
             if elapsed > 1.5 + lines / 1000:
                 slow.append((str(path.relative_to(REPO)), lines, round(elapsed, 2)))
     assert slow == []

@@ -72,7 +72,7 @@ def _safe_output() -> None:
 
 
 def _rule(args: argparse.Namespace) -> int:
-    from .analysis.rules import RULES
+    from .analysis.rules import RULES, known_codes
     from .cli.formats import render_rule
 
     if args.all:
@@ -80,7 +80,7 @@ def _rule(args: argparse.Namespace) -> int:
         return 0
     rule = RULES.get(args.code.strip().upper())
     if rule is None:
-        print(f"pallas-lsp rule: error: unknown rule {args.code!r} (known: {', '.join(RULES)})",
+        print(f"pallas-lsp rule: error: unknown rule {args.code!r} (known: {known_codes()})",
               file=sys.stderr)
         return 2
     print(render_rule(rule), end="")

@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .analysis.rules import RULES
+from .analysis.rules import RULES, known_codes
 
 if sys.version_info >= (3, 11):
     import tomllib as _toml
@@ -192,7 +192,7 @@ def config_from_table(table: dict, path: Path) -> Config:
     if bad:
         raise ConfigError(
             f"{path}: unknown rule code or prefix in [tool.{SECTION}]: {', '.join(bad)} "
-            f"(known: {', '.join(RULES)})"
+            f"(known: {known_codes()})"
         )
     return Config(
         select=normalize_selectors(select),

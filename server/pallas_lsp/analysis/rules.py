@@ -11,6 +11,8 @@ JAX_MATMUL_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/matmul.html"
 JAX_SHAPES_DOC = "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.broadcast_shapes.html"
 JAX_REF_DOC = "https://docs.jax.dev/en/latest/pallas/quickstart.html"
 JAX_LOOP_DOC = "https://docs.jax.dev/en/latest/_autosummary/jax.lax.fori_loop.html"
+PYTHON_ENCODING_DOC = "https://docs.python.org/3/reference/lexical_analysis.html#encoding-declarations"
+PYTHON_SYNTAX_DOC = "https://docs.python.org/3/library/exceptions.html#SyntaxError"
 # PAL302-PAL304: how sure a finding is.
 _CERTAINTY = ("An error where every path is known (a static grid, loops with static bounds, conditions the "
               "analysis decides); a warning where it pairs starts and waits by semaphore without following every "
@@ -178,12 +180,32 @@ RULES: dict[str, Rule] = {
              "... captures constants [f32[1,64]]. You should pass them as inputs.`), on the line that applies the "
              "call. Reading its `.shape` or `.dtype` is fine. Fix: pass it as an operand, or build it in the "
              "kernel. Stage: trace.", JAX_REF_DOC),
+        # A file that could not be checked (reported by the command line; ruff's codes).
+        Rule("E902", "io-error", "error",
+             "A file that could not be read or decoded, so it was not checked: an OS error (permission denied, "
+             "a folder that vanished or cannot be listed, fixes that cannot be written back), a binary file, "
+             "bytes that are not valid UTF-8 or not in the encoding a PEP 263 coding cookie declares, an unknown "
+             "cookie, a notebook that is not valid JSON.", PYTHON_ENCODING_DOC),
+        Rule("E999", "syntax-error", "error",
+             "A file that Python cannot parse (`SyntaxError`), reported at the error; the file is not analysed "
+             "further.", PYTHON_SYNTAX_DOC),
     )
 }
 
+# Not checks, but a file that could not be checked: a `select` that leaves them out still
+# reports them (a file that cannot be read never passes silently); `ignore` turns them off.
+FILE_ERRORS = ("E902", "E999")
 
-def selected(code: str, select: list[str] | None, ignore: list[str] | None) -> bool:
-    """ruff-style selection: prefixes ("PAL", "PAL00") or exact codes; ignore wins."""
-    if select and not any(code.startswith(s) for s in select):
+
+def known_codes() -> str:
+    """Every rule code, sorted, for messages that list them."""
+    return ", ".join(sorted(RULES))
+
+
+def selected(code: str, select: list[str] | tuple[str, ...] | None,
+             ignore: list[str] | tuple[str, ...] | None) -> bool:
+    """ruff-style selection: prefixes ("PAL", "PAL00") or exact codes; ignore wins.
+    An empty or None `select` selects every rule."""
+    if select and code not in FILE_ERRORS and not any(code.startswith(s) for s in select):
         return False
     return not (ignore and any(code.startswith(s) for s in ignore))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import formats
-from ..analysis.rules import RULES
+from ..analysis.rules import known_codes
 from ..config import (
     Config,
     normalize_selectors,
@@ -129,7 +129,7 @@ def selectors(values: list[str] | None, flag: str) -> list[str] | None:
     bad = unknown_selectors(out)
     if bad:
         raise UsageError(f"{flag}: unknown rule code or prefix: {', '.join(bad)} "
-                         f"(known: {', '.join(RULES)})")
+                         f"(known: {known_codes()})")
     return out
 
 

@@ -1,8 +1,8 @@
 """Checking one file for `pallas-lsp check` (runs in the worker processes).
 
-Each file is read, decoded (a notebook's code cells joined), parsed (a syntax error is
-reported as E999), prefiltered by a cheap byte search, analysed and, with `--fix` or
-`--diff`, fixed.
+Each file is read and decoded (a file that cannot be is reported as E902), a notebook's
+code cells joined, parsed (a syntax error is reported as E999), prefiltered by a cheap byte
+search, analysed and, with `--fix` or `--diff`, fixed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..analysis.engine import analyze_source
 from ..analysis.findings import Finding, Span
 from ..analysis.fixes import Fix, apply_edits, auto_fix, fix_all_edits, split_lines
 from ..analysis.parse import split_blocks
-from ..analysis.rules import selected
+from ..analysis.rules import FILE_ERRORS, selected
 from ..analysis.workspace import Workspace
 from .discover import display, is_notebook
 from ..memory import GrowthWatch, frozen_after
@@ -33,7 +33,7 @@ _CANDIDATE = re.compile(
     rb"pallas|semaphore|async_copy|async_remote_copy|core_barrier", re.IGNORECASE
 )
 _FIX_PASSES = 3
-SYNTAX_ERROR = "E999"
+IO_ERROR, SYNTAX_ERROR = FILE_ERRORS
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,10 @@ class Task:
 
 @dataclass
 class FileResult:
-    """What checking one file gave: findings (with the fix `--fix` would apply), an error
-    message when the file could not be read or analysed, the codes of the fixes applied
-    (with `--diff`: that would be), the diff, and a note for stderr (not a failure)."""
+    """What checking one file gave: findings (with the fix `--fix` would apply; E902 when
+    the file could not be read), an error message when the analysis failed, the codes of
+    the fixes applied (with `--diff`: that would be), the diff, and a note for stderr (not
+    a failure)."""
 
     path: str
     items: list[formats.Reported] = field(default_factory=list)
@@ -82,51 +83,78 @@ class Source:
         return text if self.notebook is None else self.notebook.with_code(text)
 
 
-def read_bytes(path: str) -> tuple[bytes | None, str | None]:
-    """(data, error): a file's bytes, or a message saying why there are none."""
+@dataclass(frozen=True)
+class FileError:
+    """Why a file could not be read, decoded or written (an E902 finding), and where in it
+    when known."""
+
+    message: str
+    span: Span = Span(0, 0, 0, 0)
+
+    def finding(self) -> Finding:
+        return Finding(IO_ERROR, "error", self.message, self.span)
+
+
+@dataclass(frozen=True)
+class Decoded:
+    text: str
+    encoding: str
+
+
+def read_bytes(path: str) -> bytes | FileError:
+    """A file's bytes, or why there are none."""
     try:
         with open(path, "rb") as fh:
-            return fh.read(), None
+            return fh.read()
     except OSError as e:
-        return None, f"cannot read: {e.strerror or e}"
+        return FileError(f"cannot read: {e.strerror or e}")
 
 
-def decode_source(data: bytes) -> tuple[str | None, str | None, str | None]:
-    """(text, encoding, error): the decoded source, or a message saying why there is none.
+def decode_source(data: bytes) -> Decoded | FileError:
+    """The decoded source, or why there is none.
 
     Honours a PEP 263 coding cookie and a UTF-8 BOM; refuses binary files (NUL bytes).
     """
     if b"\0" in data:
-        return None, None, "binary file (contains NUL bytes), not checked"
-    problem: str | None = None
+        return FileError("binary file (contains NUL bytes), not checked")
+    cookie_problem: str | None = None
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as e:  # a bad coding cookie, or bad UTF-8 in the first two lines
-        encoding, problem = "utf-8", f"cannot decode: {e.msg}"
+        encoding, cookie_problem = "utf-8", e.msg
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
         name = "UTF-8" if encoding.startswith("utf-8") else encoding
-        return None, None, f"not valid {name} (byte {e.start}: {e.reason}), not checked"
-    if problem is not None:
-        return None, None, problem
-    return text, encoding, None
+        return FileError(f"not valid {name} (byte {e.start}: {e.reason}), not checked",
+                         _byte_span(data, e.start, encoding))
+    if cookie_problem is not None:
+        return FileError(f"cannot decode: {cookie_problem}, not checked")
+    return Decoded(text, encoding)
 
 
-def _load(task: Task, data: bytes, result: FileResult) -> Source | None:
-    """The file's code; None (with `result` saying why) when there is none to check."""
-    text, encoding, result.error = decode_source(data)
-    if text is None or encoding is None:
-        return None
+def _byte_span(data: bytes, offset: int, encoding: str) -> Span:
+    """The position of the byte at `offset` (its column counts the characters before it)."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    col = len(data[line_start:offset].decode(encoding, errors="replace"))
+    line = data.count(b"\n", 0, offset)
+    return Span(line, col, line, col + 1)
+
+
+def _load(task: Task, data: bytes) -> Source | FileError | None:
+    """The file's code; FileError when it has none to check; None for a notebook in
+    another language than Python."""
+    decoded = decode_source(data)
+    if isinstance(decoded, FileError):
+        return decoded
+    text, encoding = decoded.text, decoded.encoding
     if not is_notebook(task.path):
         return Source(text, text, encoding)
     try:
         notebook = read_notebook(text)
     except NotebookError as e:
-        result.error = str(e)
-        return None
+        return FileError(str(e))
     if notebook is None:
-        result.checked, result.note = False, "not a Python notebook, not checked"
         return None
     return Source(notebook.text, text, encoding, notebook)
 
@@ -169,20 +197,34 @@ def _analyze(text: str, task: Task) -> list[Finding]:
     with frozen_after():
         findings = analyze_source(text, task.path, _workspace(task))
     _GROWTH.reclaim_when_grown()
+    return _wanted(task, findings)
+
+
+def _wanted(task: Task, findings: list[Finding]) -> list[Finding]:
     select = list(task.select) if task.select is not None else None
     return [f for f in findings if selected(f.code, select, list(task.ignore))]
+
+
+def _file_error(task: Task, result: FileResult, error: FileError) -> FileResult:
+    result.items = [formats.Reported(result.path, f) for f in _wanted(task, [error.finding()])]
+    return result
 
 
 def check_file(task: Task) -> FileResult:
     """Read, prefilter, analyse (and with `fix` or `diff`, fix) one file.  Never raises."""
     result = FileResult(display(task.path))
-    data, result.error = (task.data, None) if task.data is not None else read_bytes(task.path)
-    source = _load(task, data, result) if data is not None else None
-    if source is None or data is None:
+    data = task.data if task.data is not None else read_bytes(task.path)
+    if isinstance(data, FileError):
+        return _file_error(task, result, data)
+    source = _load(task, data)
+    if isinstance(source, FileError):
+        return _file_error(task, result, source)
+    if source is None:
+        result.checked, result.note = False, "not a Python notebook, not checked"
         return result
     syntax = syntax_error(source.text)
     if syntax is not None:
-        result.items = _reported(result.path, [syntax], source)
+        result.items = _reported(result.path, _wanted(task, [syntax]), source)
         return result
     if not _CANDIDATE.search(data):
         return result
@@ -251,8 +293,8 @@ def _fix(task: Task, source: Source, findings: list[Finding],
     try:
         _write(task.path, new_file, source.encoding)
     except OSError as e:
-        result.error = f"cannot write the fixes: {e.strerror or e}"
-        return source, findings
+        unwritten = FileError(f"cannot write the fixes: {e.strerror or e}").finding()
+        return source, [*_wanted(task, [unwritten]), *findings]
     result.applied = applied
     return replace(source, text=text), left
 

@@ -173,16 +173,18 @@ def render_full(items: list[Reported], summary: Summary | None, style: Style = S
 
 def render_statistics(items: list[Reported], unsafe_fixes: bool, as_json: bool = False) -> str:
     """`--statistics`: one line per rule code, the most frequent first (ruff's layout):
-    count, code, `[*]` when every finding of the code can be fixed, rule name."""
+    count, code, `[*]` when `--fix` can fix some of its findings, rule name.  json: the
+    same, with how many are fixable."""
     counts = Counter(r.finding.code for r in items)
+    fixes = Counter(r.finding.code for r in items if fixable(r, unsafe_fixes))
     rows = []
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        rule = RULES.get(code)
         rows.append({
             "code": code,
-            "name": rule.name if rule else "syntax-error",
+            "name": RULES[code].name,
             "count": n,
-            "fixable": all(fixable(r, unsafe_fixes) for r in items if r.finding.code == code),
+            "fixable": fixes[code] > 0,
+            "fixable_count": fixes[code],
         })
     if as_json:
         return json.dumps(rows, indent=2) + "\n"
@@ -217,7 +219,7 @@ def to_json_objects(items: list[Reported]) -> list[dict]:
     objects = []
     for r in items:
         f = r.finding
-        rule = RULES.get(f.code)
+        rule = RULES[f.code]
         objects.append({
             "path": r.path,
             "cell": r.cell,
@@ -225,8 +227,8 @@ def to_json_objects(items: list[Reported]) -> list[dict]:
             "code": f.code,
             "severity": f.severity,
             "message": f.message,
-            "rule": rule.name if rule else None,
-            "url": rule.doc_url if rule else None,
+            "rule": rule.name,
+            "url": rule.doc_url,
             "shape": [s if isinstance(s, int) else str(s) for s in f.shape],
             "related": [
                 {"path": display_path(rel.path) if rel.path else r.path,
@@ -323,11 +325,10 @@ def to_sarif(items: list[Reported]) -> dict:
             "level": "error" if f.severity == "error" else "warning",
             "message": {"text": f.message},
             "locations": [_location(r.path, f.span)],
+            "ruleIndex": rule_ids.index(f.code),
         }
         if r.cell is not None:
             result["properties"] = {"cell": r.cell}
-        if f.code in rule_ids:
-            result["ruleIndex"] = rule_ids.index(f.code)
         if f.related:
             result["relatedLocations"] = [
                 _location(rel.path or r.path, rel.span, rel.message, i)

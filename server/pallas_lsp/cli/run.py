@@ -1,9 +1,9 @@
 """`pallas-lsp check [PATH...]`: lint files and folders for CI.
 
 Exit status: 0 when no error-severity finding is reported (warnings alone pass), 1 when
-one is (a syntax error counts, as does a file that could not be read or analysed; with
-`--diff`: when there are changes), 2 on usage errors (bad flag, missing path, broken
-configuration).
+one is (a syntax error, E999, counts, as does a file or folder that could not be read, E902,
+and a file the analysis failed on; with `--diff`: when there are changes, or E999 / E902),
+2 on usage errors (bad flag, missing path, broken configuration).
 
 Many files are checked by a pool of worker processes (one per core by default); each worker
 reads its files itself and skips, after a cheap byte search, those that cannot hold a Pallas
@@ -24,8 +24,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import formats
-from ..analysis.rules import RULES
-from .checker import FileResult, Task, check_file
+from ..analysis.rules import FILE_ERRORS, RULES, selected
+from .checker import FileError, FileResult, Task, check_file
 from .args import Selection, globs
 from ..config import Config, ConfigError, ConfigResolver, load_config_file
 from .discover import STDIN, Found, UsageError, discover
@@ -147,7 +147,19 @@ def _run(args: argparse.Namespace) -> int:
                           unsafe_fixes=args.unsafe_fixes, data=data, roots=roots,
                           interpreter=args.python))
     results = check_all(tasks, args.jobs or _default_jobs())
-    return _report(args, found, results)
+    unlisted = _unlisted(found, selection, config_for)
+    return _report(args, found, [*results, *unlisted])
+
+
+def _unlisted(found: Found, selection: Selection, config_for) -> list[FileResult]:
+    """The folders that could not be listed, as E902 findings (not counted as checked)."""
+    out = []
+    for path, message in found.unlisted:
+        select, ignore = selection.for_file(path, config_for(path))
+        finding = FileError(message).finding()
+        items = [formats.Reported(path, finding)] if selected(finding.code, select, ignore) else []
+        out.append(FileResult(path, items, checked=False))
+    return out
 
 
 def _report(args: argparse.Namespace, found: Found, results: list[FileResult]) -> int:
@@ -156,23 +168,26 @@ def _report(args: argparse.Namespace, found: Found, results: list[FileResult]) -
         (item for r in results for item in r.items),
         key=lambda r: (r.path, r.cell or 0, r.finding.span, r.finding.code),
     )
-    errors = sorted([*found.unlisted, *((r.path, r.error) for r in results if r.error)])
+    errors = sorted((r.path, r.error) for r in results if r.error)
     for path, error in errors:
         print(f"{path}: error: {error}", file=sys.stderr)
     notes = [f"{p}: not a Python file (*.py, *.pyi, *.ipynb), not checked" for p in found.not_python]
     notes += [f"{r.path}: {r.note}" for r in results if r.note]
     checked = sum(1 for r in results if r.checked)
-    if not checked and not errors:
+    if not checked and not errors and not items:
         notes.append("No Python files found under the given paths")
     if not args.silent:
         for note in notes:
             print(f"pallas-lsp check: warning: {note}", file=sys.stderr)
     if args.diff:
         _output(args, "".join(r.diff for r in results))
+        unchecked = [r for r in items if r.finding.code in FILE_ERRORS]
+        if not args.silent:
+            sys.stderr.write(formats.render_concise(unchecked, None))
         would = sum(len(r.applied) for r in results)
         if not (args.quiet or args.silent):
             print(f"Would fix {would} finding{'' if would == 1 else 's'}.", file=sys.stderr)
-        return 1 if (would or errors) and not args.exit_zero else 0
+        return 1 if (would or errors or unchecked) and not args.exit_zero else 0
     _output(args, _render(args, items, results, checked))
     failed = errors or any(r.finding.severity == "error" for r in items)
     return 1 if failed and not args.exit_zero else 0
@@ -184,7 +199,7 @@ def _render(args: argparse.Namespace, items: list[formats.Reported],
     if args.statistics:
         return formats.render_statistics(items, args.unsafe_fixes, as_json=fmt == "json")
     fixed = sum(len(r.applied) for r in results)
-    summary = None if args.quiet or not checked else formats.Summary(checked, fixed, args.unsafe_fixes)
+    summary = None if args.quiet or not (checked or items) else formats.Summary(checked, fixed, args.unsafe_fixes)
     text = formats.render(fmt, items, summary, formats.Style(_color(args)))
     if args.show_fixes and fmt in ("concise", "full"):
         text += _show_fixes(args, items, results)
