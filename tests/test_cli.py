@@ -298,12 +298,33 @@ def test_no_python_files(tmp_path):
     assert (r.returncode, json.loads(r.stdout)) == (0, [])
 
 
-def test_unknown_pyproject_key_is_a_warning(tmp_path):
-    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nselct = ["PAL001"]\n')
-    write(tmp_path / "k.py", CLEAN)
+@pytest.mark.parametrize("body, message", [
+    ('selekt = ["PAL001"]', "unknown key `selekt` in [tool.pallas-lsp]; did you mean `select`? "
+                            "(known keys: select, ignore, exclude, per-file-ignores)"),
+    ('output-format = "json"', "unknown key `output-format`"),
+    ('select = "PAL002"', 'select must be a list of strings, got a string (`select = ["PAL002"]`?)'),
+    ('exclude = "foo"', "exclude must be a list of strings, got a string"),
+    ("ignore = [1]", "ignore must be a list of strings"),
+])
+def test_pyproject_mistakes_are_configuration_errors(tmp_path, body, message):
+    write(tmp_path / "pyproject.toml", f"[tool.pallas-lsp]\n{body}\n")
+    write(tmp_path / "k.py", DMA_BUG)
     r = run_cli("check", "k.py", cwd=tmp_path)
-    assert r.returncode == 0
-    assert "warning:" in r.stderr and "unknown key `selct`" in r.stderr
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr.startswith(f"pallas-lsp check: configuration error: {tmp_path / 'pyproject.toml'}: ")
+    assert message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_empty_select_checks_nothing_but_unreadable_files(tmp_path):
+    write(tmp_path / "pyproject.toml", "[tool.pallas-lsp]\nselect = []\n")
+    write(tmp_path / "k.py", DMA_BUG)
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "All checks passed (1 file checked).\n")
+    r = run_cli("check", "--extend-select", "PAL001", ".", cwd=tmp_path)
+    assert r.returncode == 1 and f"k.py:{DMA_BUG_LINE}:{DMA_BUG_COL}: PAL001" in r.stdout
+    write(tmp_path / "broken.py", "def f(:\n")
+    r = run_cli("check", ".", cwd=tmp_path)
+    assert r.returncode == 1 and r.stdout.startswith("broken.py:1:7: E999")
 
 
 # ---------------------------------------------------------------------------------------

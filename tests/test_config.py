@@ -16,6 +16,7 @@ from pallas_lsp.config import (
     split_selectors,
     unknown_selectors,
 )
+from pallas_lsp.analysis.rules import selected
 
 
 def write(path: Path, text: str) -> Path:
@@ -50,24 +51,42 @@ def test_nearest_pyproject_with_the_table_wins(tmp_path):
     assert config.root == tmp_path / "pkg"
 
 
-def test_all_selects_everything_and_strings_are_accepted(tmp_path):
-    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nselect = ["ALL"]\nignore = "pal003"\n')
+def test_all_selects_everything_and_an_empty_select_nothing(tmp_path):
+    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nselect = ["ALL"]\nignore = ["pal003"]\n')
     config = load_config(tmp_path)
     assert config.select is None
     assert config.ignore == ("PAL003",)
+    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nselect = []\n')
+    assert load_config(tmp_path).select == ()
+    # ruff's meaning: no rule; a file that cannot be read or parsed is still reported
+    assert not selected("PAL001", (), None) and selected("E999", (), None)
+    assert selected("PAL001", None, None) and not selected("E902", (), ("E9",))
 
 
 @pytest.mark.parametrize(
     "body, message",
     [
         ("[tool.pallas-lsp\nselect = 1\n", "invalid TOML"),
-        ('[tool.pallas-lsp]\nselect = "PAL9"\n', "unknown rule code or prefix in [tool.pallas-lsp]: PAL9"),
-        ("[tool.pallas-lsp]\nselect = [1, 2]\n", "select must be a list of strings"),
+        ('[tool.pallas-lsp]\nselect = ["PAL9"]\n', "unknown rule code or prefix in [tool.pallas-lsp]: PAL9"),
+        ("[tool.pallas-lsp]\nselect = [1, 2]\n",
+         "select must be a list of strings, got a list with other items than strings"),
+        ('[tool.pallas-lsp]\nselect = "PAL002"\n',
+         'select must be a list of strings, got a string (`select = ["PAL002"]`?)'),
+        ('[tool.pallas-lsp]\nignore = [1]\n', "ignore must be a list of strings"),
+        ('[tool.pallas-lsp]\nignore = "PAL003"\n', "ignore must be a list of strings, got a string"),
+        ('[tool.pallas-lsp]\nexclude = "foo"\n', 'exclude must be a list of strings, got a string (`exclude = ["foo"]`?)'),
         ('[tool]\npallas-lsp = "x"\n', "[tool.pallas-lsp] must be a table"),
-        ('[tool.pallas-lsp]\nexclude = {a = 1}\n', "exclude must be a list of strings"),
+        ('[tool.pallas-lsp]\nexclude = {a = 1}\n', "exclude must be a list of strings, got a table"),
         ('[tool.pallas-lsp]\nper-file-ignores = ["x"]\n', "per-file-ignores must be a table"),
-        ('[tool.pallas-lsp]\nper-file-ignores = {"t/*" = 3}\n', "per-file-ignores.t/* must be a list"),
+        ('[tool.pallas-lsp]\nper-file-ignores = {"t/*" = 3}\n', "per-file-ignores.t/* must be a list of strings, got a number"),
+        ('[tool.pallas-lsp]\nper-file-ignores = {"t/*" = "PAL003"}\n', "per-file-ignores.t/* must be a list of strings, got a string"),
         ('[tool.pallas-lsp]\nper-file-ignores = {"t/*" = ["X9"]}\n', "unknown rule code or prefix"),
+        ('[tool.pallas-lsp]\nselekt = ["PAL001"]\n',
+         "unknown key `selekt` in [tool.pallas-lsp]; did you mean `select`? "
+         "(known keys: select, ignore, exclude, per-file-ignores)"),
+        ('[tool.pallas-lsp]\noutput-format = "json"\n',
+         "unknown key `output-format` in [tool.pallas-lsp] (known keys: select, ignore, exclude, per-file-ignores)"),
+        ('[tool.pallas-lsp.lint]\nselect = ["PAL001"]\n', "unknown key `lint`"),
     ],
 )
 def test_broken_configuration_is_a_clear_error(tmp_path, body, message):
@@ -76,13 +95,6 @@ def test_broken_configuration_is_a_clear_error(tmp_path, body, message):
         load_config(tmp_path)
     assert message in str(err.value)
     assert str(tmp_path / "pyproject.toml") in str(err.value)
-
-
-def test_unknown_keys_are_warnings(tmp_path):
-    write(tmp_path / "pyproject.toml", '[tool.pallas-lsp]\nselct = ["PAL001"]\n')
-    config = load_config(tmp_path)
-    assert config.select is None
-    assert len(config.warnings) == 1 and "unknown key `selct`" in config.warnings[0]
 
 
 def test_load_config_file(tmp_path):
@@ -153,7 +165,7 @@ def test_selector_helpers():
 
 def test_per_file_ignores(tmp_path):
     write(tmp_path / "pyproject.toml",
-          '[tool.pallas-lsp]\nper-file-ignores = {"tests/**" = ["pal003"], "*_bench.py" = "PAL"}\n')
+          '[tool.pallas-lsp]\nper-file-ignores = {"tests/**" = ["pal003"], "*_bench.py" = ["PAL"]}\n')
     config = load_config(tmp_path)
     assert config.per_file_ignores == (("tests/**", ("PAL003",)), ("*_bench.py", ("PAL",)))
     assert config.ignored_in(tmp_path / "tests" / "deep" / "k.py") == ("PAL003",)

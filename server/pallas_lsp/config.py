@@ -2,23 +2,25 @@
 
 ```toml
 [tool.pallas-lsp]
-select = ["PAL"]            # codes or prefixes; empty or absent: every rule
+select = ["PAL"]            # codes or prefixes; absent or ["ALL"]: every rule; []: none
 ignore = ["PAL003"]         # codes or prefixes; ignore wins over select
 exclude = ["generated/", "**/third_party/*.py"]   # globs, relative to the pyproject's folder
 per-file-ignores = {"tests/**" = ["PAL003"]}      # glob -> codes or prefixes not reported
 ```
 
 The nearest pyproject.toml that has a `[tool.pallas-lsp]` table wins (like ruff, a
-pyproject.toml without the table is skipped).  Client settings (LSP) and command-line flags
-win over it; that merging is done by the callers.
+pyproject.toml without the table is skipped).  As in ruff, a table with an unknown key or a
+value of the wrong type is an error, not ignored.  Client settings (LSP) and command-line
+flags win over it; that merging is done by the callers.
 """
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .analysis.rules import RULES, known_codes
@@ -40,10 +42,9 @@ class ConfigError(Exception):
 class Config:
     """Rule selection and exclusions for one project.
 
-    `select`/`ignore` are upper-cased codes or prefixes (`select=None`: every rule);
-    `exclude` holds globs relative to `root`, the folder of the pyproject.toml they came
-    from (None when no configuration was found).  `warnings` lists problems worth telling
-    the user about (unknown keys, no TOML reader on Python 3.10).
+    `select`/`ignore` are upper-cased codes or prefixes (`select=None`: every rule, `()`:
+    none); `exclude` holds globs relative to `root`, the folder of the pyproject.toml they
+    came from (None when no configuration was found).
     """
 
     select: tuple[str, ...] | None = None
@@ -52,7 +53,6 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (glob, codes)
     root: Path | None = None
     path: Path | None = None
-    warnings: tuple[str, ...] = field(default=())
 
     def is_excluded(self, path: str | os.PathLike) -> bool:
         """Whether a file or folder matches one of the `exclude` globs."""
@@ -124,11 +124,33 @@ def split_selectors(text: str) -> list[str]:
 
 
 def _string_list(value, key: str, path: Path) -> list[str]:
-    if isinstance(value, str):
-        return [value]
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return value
-    raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a list of strings")
+    example = f' (`{key} = ["{value}"]`?)' if isinstance(value, str) else ""
+    raise ConfigError(f"{path}: [tool.{SECTION}] {key} must be a list of strings, "
+                      f"got {_toml_type(value)}{example}")
+
+
+def _toml_type(value) -> str:
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, dict):
+        return "a table"
+    return "a list with other items than strings" if isinstance(value, list) else "a date or time"
+
+
+def _check_keys(table: dict, path: Path) -> None:
+    """Every key of the table is one pallas-lsp knows (a typo must not pass silently)."""
+    for key in table:
+        if key not in KEYS:
+            close = difflib.get_close_matches(key, KEYS, n=1)
+            hint = f"; did you mean `{close[0]}`?" if close else ""
+            raise ConfigError(f"{path}: unknown key `{key}` in [tool.{SECTION}]{hint} "
+                              f"(known keys: {', '.join(KEYS)})")
 
 
 def _per_file_ignores(value, path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -180,10 +202,9 @@ def read_table(path: Path) -> dict | None:
 
 
 def config_from_table(table: dict, path: Path) -> Config:
-    """Validate one `[tool.pallas-lsp]` table.  Unknown rule selectors are an error (a
-    typo there would silently turn checks off); unknown keys only a warning."""
-    warnings = [f"{path}: unknown key `{k}` in [tool.{SECTION}] (known: {', '.join(KEYS)})"
-                for k in table if k not in KEYS]
+    """Validate one `[tool.pallas-lsp]` table: unknown keys, values of the wrong type and
+    unknown rule selectors are errors (a typo would silently turn checks off)."""
+    _check_keys(table, path)
     select = _string_list(table["select"], "select", path) if "select" in table else None
     ignore = _string_list(table.get("ignore", []), "ignore", path)
     exclude = _string_list(table.get("exclude", []), "exclude", path)
@@ -201,7 +222,6 @@ def config_from_table(table: dict, path: Path) -> Config:
         per_file_ignores=per_file,
         root=path.parent,
         path=path,
-        warnings=tuple(warnings),
     )
 
 

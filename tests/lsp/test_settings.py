@@ -89,7 +89,7 @@ async def test_empty_change_notification_reads_workspace_configuration(client, t
 
 
 async def test_bad_settings_are_reported_and_defaults_used(client, tmp_path):
-    await start(client, "eglot-1.9", init_options={"select": "nonsense", "ignore": 42,
+    await start(client, "eglot-1.9", init_options={"select": ["nonsense"], "ignore": "PAL001",
                                                   "logLevel": "loud"})
     uri = doc_uri(tmp_path)
     open_doc(client, uri, BOTH)
@@ -134,3 +134,22 @@ async def test_broken_pyproject_is_reported_not_fatal(client, tmp_path):
     open_doc(client, uri, BOTH)
     assert codes((await wait_publish(client, uri, 1)).diagnostics) == ["PAL001", "PAL002", "PAL003"]
     assert any("pyproject.toml" in m.message for m in client.log_messages)
+
+
+async def test_an_invalid_pyproject_is_shown_once_and_defaults_used(client, tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.pallas-lsp]\nselekt = ["PAL001"]\n')
+    await start(client, "vscode", root=tmp_path)
+    uri = doc_uri(tmp_path)
+    open_doc(client, uri, BOTH)
+    assert codes((await pull(client, uri)).items) == ["PAL001", "PAL002", "PAL003"]
+    open_doc(client, uri, BOTH, version=2)
+    assert codes((await pull(client, uri)).items) == ["PAL001", "PAL002", "PAL003"]
+    shown = [m.message for m in client.messages]
+    assert len(shown) == 1 and "unknown key `selekt`" in shown[0] and "using defaults" in shown[0]
+    # fixed on disk: the table applies, nothing more is shown
+    pyproject.write_text('[tool.pallas-lsp]\nselect = ["PAL001"]\n')
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+        types.FileEvent(uri=from_fs_path(str(pyproject)), type=types.FileChangeType.Changed)]))
+    assert codes((await pull(client, uri)).items) == ["PAL001"]
+    assert len(client.messages) == 1

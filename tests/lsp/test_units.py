@@ -112,6 +112,10 @@ def test_settings_sections_and_bad_values():
     assert s.select == ("PAL001",) and s.ignore is None and s.log_level == "debug" and not problems
     s, problems = parse_settings({"ignore": ["PAL9", "PAL003"], "interpreter": 5})
     assert s.ignore == ("PAL003",) and s.interpreter is None and len(problems) == 2
+    # a list where a list is expected, as in pyproject.toml: a lone string is not taken
+    s, problems = parse_settings({"select": "PAL002", "ignore": ["E902"]})
+    assert s.select is None and s.ignore == ("E902",)
+    assert problems == ["`select` must be a list of rule codes or prefixes; ignored"]
 
 
 def test_a_change_without_interpreter_keeps_the_known_one():

@@ -205,7 +205,7 @@ def known_codes() -> str:
 def selected(code: str, select: list[str] | tuple[str, ...] | None,
              ignore: list[str] | tuple[str, ...] | None) -> bool:
     """ruff-style selection: prefixes ("PAL", "PAL00") or exact codes; ignore wins.
-    An empty or None `select` selects every rule."""
-    if select and code not in FILE_ERRORS and not any(code.startswith(s) for s in select):
+    `select` None selects every rule, an empty one none (FILE_ERRORS aside)."""
+    if select is not None and code not in FILE_ERRORS and not any(code.startswith(s) for s in select):
         return False
     return not (ignore and any(code.startswith(s) for s in ignore))

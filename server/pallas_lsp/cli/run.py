@@ -136,8 +136,6 @@ def _run(args: argparse.Namespace) -> int:
     if STDIN in args.paths:
         name = args.stdin_filename or STDIN
         files.append((name, config_for(args.stdin_filename or cwd), sys.stdin.buffer.read()))
-    for w in sorted({w for _, c, _ in files for w in c.warnings}):
-        print(f"pallas-lsp check: warning: {w}", file=sys.stderr)
 
     roots = _roots(args.paths, [c for _, c, _ in files])
     tasks = []

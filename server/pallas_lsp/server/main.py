@@ -88,6 +88,9 @@ class PallasLanguageServer(LanguageServer):
             if problem not in self._told:       # once per problem, not per keystroke
                 self._told.add(problem)
                 log.warning("%s", problem)
+                # a configuration ignored in favour of the defaults must not go unnoticed
+                self.window_show_message(types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"pallas-lsp: {problem}"))
         return selection
 
     def publish(self, uri: str, diagnostics: list[dict], version: int | None) -> None:

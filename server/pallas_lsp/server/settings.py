@@ -59,8 +59,6 @@ def _codes(value, key: str, problems: list[str]) -> tuple[str, ...] | None:
     editor's default `[]` must not override pyproject.toml); `ALL` means every rule."""
     if value is None:
         return None
-    if isinstance(value, str):
-        value = [value]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         problems.append(f"`{key}` must be a list of rule codes or prefixes; ignored")
         return None
@@ -122,7 +120,7 @@ class Selection:
     problems: tuple[str, ...] = field(default=())
 
     def wants(self, code: str) -> bool:
-        select = list(self.select) if self.select else None
+        select = list(self.select) if self.select is not None else None
         ignore = list(self.ignore) if self.ignore else None
         return not self.excluded and selected(code, select, ignore)
 
@@ -144,8 +142,7 @@ class ProjectConfigs:
         hit = self._by_folder.get(folder)
         if hit is None:
             try:
-                config = load_config(folder)
-                hit = (config, tuple(config.warnings))
+                hit = (load_config(folder), ())
             except ConfigError as e:
                 hit = (Config(), (f"{e}; using defaults",))
             except OSError as e:
@@ -158,5 +155,5 @@ class ProjectConfigs:
         select = settings.select if settings.select is not None else config.select
         ignore = settings.ignore if settings.ignore is not None else config.ignore
         excluded = config.is_excluded(path) if path else False
-        return Selection(select=select or None, ignore=tuple(ignore or ()),
+        return Selection(select=select, ignore=tuple(ignore or ()),
                          excluded=excluded, problems=problems)
