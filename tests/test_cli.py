@@ -239,6 +239,8 @@ def test_e902_in_every_format_and_selection(tmp_path):
     assert (r.returncode, r.stdout.splitlines()[0]) == (1, f"bin.py:1:1: E902 {message}")
     r = run_cli("check", "--ignore", "E902", "bin.py", cwd=tmp_path)
     assert (r.returncode, r.stdout) == (0, "All checks passed (1 file checked).\n")
+    r = run_cli("check", "--ignore", "ALL", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "All checks passed (2 files checked).\n")
     r = run_cli("check", "--per-file-ignores", "bin.py:E9", "--select", "E902", ".", cwd=tmp_path)
     assert (r.returncode, r.stdout) == (0, "All checks passed (2 files checked).\n")
     r = run_cli("check", "--diff", ".", cwd=tmp_path)

@@ -9,6 +9,7 @@ from pallas_lsp.config import (
     Config,
     ConfigError,
     ConfigResolver,
+    ignored_codes,
     load_config,
     load_config_file,
     normalize_selectors,
@@ -16,7 +17,7 @@ from pallas_lsp.config import (
     split_selectors,
     unknown_selectors,
 )
-from pallas_lsp.analysis.rules import selected
+from pallas_lsp.analysis.rules import RULES, selected
 
 
 def write(path: Path, text: str) -> Path:
@@ -161,6 +162,8 @@ def test_selector_helpers():
     assert normalize_selectors(["pal001", " "]) == ("PAL001",)
     assert normalize_selectors(["PAL001", "all"]) is None
     assert normalize_selectors(None) is None
+    assert ignored_codes(["all"]) == tuple(RULES) and ignored_codes(["pal003"]) == ("PAL003",)
+    assert ignored_codes(None) == ignored_codes([]) == ()
 
 
 def test_per_file_ignores(tmp_path):

@@ -118,6 +118,14 @@ def normalize_selectors(selectors) -> tuple[str, ...] | None:
     return out
 
 
+def ignored_codes(selectors) -> tuple[str, ...]:
+    """An ignore list's codes or prefixes, upper-cased; `ALL` turns off every rule."""
+    out = normalize_selectors(selectors)
+    if out is None:
+        return tuple(RULES) if selectors is not None else ()
+    return out
+
+
 def split_selectors(text: str) -> list[str]:
     """A comma-separated command-line value as a list: `"PAL001, PAL2"` -> [...]."""
     return [s.strip() for s in text.split(",") if s.strip()]
@@ -157,7 +165,7 @@ def _per_file_ignores(value, path: Path) -> tuple[tuple[str, tuple[str, ...]], .
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: [tool.{SECTION}] per-file-ignores must be a table of "
                           f"glob = [codes]")
-    return tuple((glob, normalize_selectors(_string_list(codes, f"per-file-ignores.{glob}", path)) or ())
+    return tuple((glob, ignored_codes(_string_list(codes, f"per-file-ignores.{glob}", path)))
                  for glob, codes in value.items())
 
 
@@ -167,7 +175,7 @@ def parse_per_file_ignore(text: str) -> tuple[str, tuple[str, ...]]:
     selectors = split_selectors(codes)
     if not sep or not glob.strip() or not selectors:
         raise ValueError(f"expected GLOB:CODES, got {text!r}")
-    return glob.strip(), normalize_selectors(selectors) or ()
+    return glob.strip(), ignored_codes(selectors)
 
 
 def find_pyproject(start: str | os.PathLike) -> tuple[Path, dict] | None:
@@ -217,7 +225,7 @@ def config_from_table(table: dict, path: Path) -> Config:
         )
     return Config(
         select=normalize_selectors(select),
-        ignore=normalize_selectors(ignore) or (),
+        ignore=ignored_codes(ignore),
         exclude=tuple(exclude),
         per_file_ignores=per_file,
         root=path.parent,

@@ -10,6 +10,7 @@ from . import formats
 from ..analysis.rules import known_codes
 from ..config import (
     Config,
+    ignored_codes,
     normalize_selectors,
     parse_per_file_ignore,
     split_selectors,
@@ -163,5 +164,5 @@ class Selection:
         if self.extend_select and select is not None:
             extra = normalize_selectors(self.extend_select)
             select = None if extra is None else select + extra   # None: `ALL`
-        ignore = tuple(normalize_selectors(self.ignore) or ()) if self.ignore is not None else config.ignore
+        ignore = ignored_codes(self.ignore) if self.ignore is not None else config.ignore
         return select, ignore + config.ignored_in(path) + self.per_file_ignores.ignored_in(path)

@@ -23,8 +23,8 @@ from ..analysis.rules import selected
 from ..config import (
     Config,
     ConfigError,
+    ignored_codes,
     load_config,
-    normalize_selectors,
     unknown_selectors,
 )
 
@@ -66,10 +66,7 @@ def _codes(value, key: str, problems: list[str]) -> tuple[str, ...] | None:
     if bad:
         problems.append(f"`{key}`: unknown rule code or prefix {', '.join(bad)}; ignored")
         value = [v for v in value if v.strip().upper() not in bad]
-    out = normalize_selectors(value)
-    if out is None:          # "ALL"
-        return ("PAL",)
-    return out or None
+    return ignored_codes(value) or None   # "ALL": every code
 
 
 def parse_settings(raw, previous: Settings | None = None) -> tuple[Settings, list[str]]:
