@@ -213,6 +213,28 @@ def test_unreadable_files_are_an_e902_finding(tmp_path, content, where, message)
                                      "Found 1 error in 1 file (2 files checked)."]
 
 
+def test_os_errors_are_e902(tmp_path, monkeypatch):
+    # (in-process: the tests may run as root, for whom permissions do not stop a read or write)
+    from pallas_lsp.cli import checker
+
+    (tmp_path / "gone.py").mkdir()      # a file replaced by a folder between listing and reading
+    result = checker.check_file(checker.Task(str(tmp_path / "gone.py"), None, ()))
+    assert [(r.finding.code, r.finding.message) for r in result.items] == [
+        ("E902", "cannot read: Is a directory")]
+    path = write(tmp_path / "k.py", DMA_BUG)
+
+    def refuse(*_args):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(checker, "_write", refuse)
+    result = checker.check_file(checker.Task(str(path), None, (), fix=True))
+    assert [(r.finding.code, r.finding.message[:28]) for r in result.items] == [
+        ("E902", "cannot write the fixes: Perm"), ("PAL001", "Cannot signal on a non-()-sh")]
+    assert result.applied == [] and path.read_text() == DMA_BUG
+    result = checker.check_file(checker.Task(str(path), None, ("E902",), fix=True))
+    assert [r.finding.code for r in result.items] == ["PAL001"]
+
+
 def test_e902_in_every_format_and_selection(tmp_path):
     (tmp_path / "bin.py").write_bytes(bytes(range(256)) * 16)
     write(tmp_path / "k.py", DMA_BUG)
