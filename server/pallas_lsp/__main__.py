@@ -107,8 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     from .server.main import run_server
 
-    run_server(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
-    return 0
+    return run_server(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
 
 
 if __name__ == "__main__":

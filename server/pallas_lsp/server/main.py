@@ -366,15 +366,14 @@ def did_change_watched_files(ls: PallasLanguageServer,
     ls.recheck_all()
 
 
-def run_server(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -> None:
-    """Serve LSP over stdio, or over TCP when `tcp` is "HOST:PORT"."""
+def run_server(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -> int:
+    """Serve LSP over stdio, or over TCP when `tcp` is "HOST:PORT"; returns the exit status."""
     address = _tcp_address(tcp) if tcp else None
     server.file_log_level = logs.configure(log_file, verbose)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     if address is not None:
-        server.start_tcp(*address)
-    else:
-        transport.serve_stdio(server)
+        return transport.serve_tcp(server, *address)
+    return transport.serve_stdio(server)
 
 
 def _tcp_address(tcp: str) -> tuple[str, int]:
