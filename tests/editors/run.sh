@@ -60,12 +60,30 @@ apt_install() {  # apt_install PKG...: installs the Debian packages that are mis
   [[ ${#missing[@]} -eq 0 ]] && return 0
   command -v apt-get >/dev/null || die "need Debian packages ${missing[*]} (no apt-get here)"
   if [[ -z $APT_UPDATED ]]; then
-    $SUDO apt-get update -q >"$OUT/apt.log" 2>&1 || { cat "$OUT/apt.log"; die "apt-get update failed"; }
+    apt_get update -q >"$OUT/apt.log" 2>&1 || { cat "$OUT/apt.log"; apt_hint; die "apt-get update failed"; }
     APT_UPDATED=1
   fi
   log "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" \
-    >>"$OUT/apt.log" 2>&1 || { tail -30 "$OUT/apt.log"; die "apt-get install ${missing[*]} failed"; }
+  DEBIAN_FRONTEND=noninteractive apt_get install -y -q --no-install-recommends "${missing[@]}" \
+    >>"$OUT/apt.log" 2>&1 || { tail -30 "$OUT/apt.log"; apt_hint; die "apt-get install ${missing[*]} failed"; }
+}
+
+# apt's helpers (gpgv, the downloads) run as the sandbox user `_apt` and write their temporary
+# files to TMPDIR: where /tmp is not world-writable they fail ("Couldn't create temporary file
+# /tmp/apt.conf..."). They get a folder of their own that `_apt` can write.
+APT_TMP=""
+apt_get() {
+  if [[ -z $APT_TMP ]]; then
+    APT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pallas-apt.XXXXXX") && chmod 1777 "$APT_TMP" \
+      || die "cannot make a temporary folder for apt under ${TMPDIR:-/tmp}"
+    trap 'rm -rf "$APT_TMP"' EXIT
+  fi
+  $SUDO env TMPDIR="$APT_TMP" DEBIAN_FRONTEND="${DEBIAN_FRONTEND:-}" apt-get "$@"
+}
+apt_hint() {
+  grep -q "Couldn't create temporary file" "$OUT/apt.log" && log "apt's sandbox user _apt cannot" \
+    "write to $APT_TMP: give it a TMPDIR whose every parent it can enter (or chmod 1777 /tmp)"
+  return 0
 }
 
 # The Python that runs the server: $PALLAS_PYTHON, else a cached venv with this checkout installed.
