@@ -829,12 +829,12 @@ def test_a_choice_is_applied_only_with_unsafe_fixes(tmp_path, monkeypatch, capsy
     assert "help: Index the semaphore (choice): `sems.at[1 - slot]` (unsafe)" in capsys.readouterr().out
     assert main(["check", "--diff", "k.py"]) == 0
     assert capsys.readouterr().out == ""
-    assert main(["check", "--fix", "--unsafe-fixes", "k.py"]) == 1
+    assert main(["check", "--fix", "--unsafe-fixes", "k.py"]) == 0
     out = capsys.readouterr().out
-    assert path.read_text() == CHOICE_BUG.replace("buf.at[1 - slot], sems)", "buf.at[1 - slot], sems.at[1 - slot])")
-    # The first choice was a guess, and a wrong one: the copy now signals the other slot's
-    # semaphore, and the wait that follows hangs, which the protocol rules report.
-    assert "Fixed 1 finding." in out and "k.py:10:9: PAL303 DMA waited but never started" in out
+    # The first choice, `sems.at[1 - slot]`, would make the wait that follows hang (PAL303):
+    # the first choice that leaves no finding behind is applied.
+    assert path.read_text() == CHOICE_BUG.replace("buf.at[1 - slot], sems)", "buf.at[1 - slot], sems.at[slot])")
+    assert "Fixed 1 finding." in out and "All checks passed" in out
 
 
 # ---------------------------------------------------------------------------------------

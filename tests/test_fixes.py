@@ -470,3 +470,60 @@ def test_split_lines_is_lsp_style():
     assert split_lines("a\x0cb\n") == ["a\x0cb\n"]  # form feed is not a line break
     assert split_lines("") == []
     assert split_lines("x\n") == ["x\n"]
+
+
+WRITEBACK = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+
+def writeback_kernel(new_ref, cache_hbm, cache_out, buf, sem):
+    buf[...] = new_ref[...] * 2.0
+    copy = pltpu.make_async_copy(buf, cache_out.at[1], sem)
+    copy.start()
+    pl.semaphore_wait(sem, 1)
+
+
+def writeback(new, cache):
+    return pl.pallas_call(
+        writeback_kernel,
+        out_shape=jax.ShapeDtypeStruct(cache.shape, cache.dtype),
+        in_specs=[pl.BlockSpec(memory_space=pltpu.VMEM), pl.BlockSpec(memory_space=pl.ANY)],
+        out_specs=pl.BlockSpec(memory_space=pl.ANY),
+        scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32), {decl}],
+        input_output_aliases={{1: 0}},
+    )(new, cache)
+'''
+
+
+def _choices(text: str, code: str) -> list:
+    """The fixes offered for the first `code` finding, `# noqa` aside."""
+    from pallas_lsp.analysis.engine import analyze_source
+
+    found = [f for f in analyze_source(text) if f.code == code]
+    return [f for f in fixes_for(found[0], split_lines(text)) if not f.title.startswith("Suppress")]
+
+
+def test_a_dma_semaphore_a_copy_signals_is_waited_by_the_descriptor_not_redeclared():
+    # Redeclaring `sem` REGULAR would pass the lowering, but the copy would then signal a
+    # REGULAR semaphore (PAL302 on its start): the choice is the descriptor's wait.
+    text = WRITEBACK.format(decl="pltpu.SemaphoreType.DMA")
+    (choice,) = _choices(text, "PAL301")
+    assert choice.title == "Wait with the copy's descriptor: `copy.wait()`" and not choice.safe
+    fixed = apply_edits(text, choice.edits)
+    assert "    copy.start()\n    copy.wait()\n" in fixed
+    from pallas_lsp.analysis.engine import analyze_source
+
+    assert analyze_source(fixed) == []
+
+
+def test_a_dma_semaphore_only_signalled_and_waited_by_hand_is_redeclared_regular():
+    text = WRITEBACK.format(decl="pltpu.SemaphoreType.DMA").replace(
+        "    copy.start()\n", "    pl.semaphore_signal(sem, 1)\n")
+    (choice,) = _choices(text, "PAL301")
+    assert "REGULAR" in choice.title
+    from pallas_lsp.analysis.engine import analyze_source
+
+    assert analyze_source(apply_edits(text, choice.edits)) == []   # the signal's finding goes too

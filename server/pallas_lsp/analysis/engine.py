@@ -40,6 +40,7 @@ from .module import STAR_IMPORT, ModuleState, block_names
 from .pallas.domain import NamedSem, PallasDomain
 from .pallas.indexed_use import Evidence, inferred_array
 from .pallas.invokers import invoke_kernel
+from .pallas.kinds import settle_kind_choices
 from .pallas.protocol import Protocol
 from .pallas.replay import replay_kernels
 from .parse import Block, BlockList
@@ -288,6 +289,7 @@ class ModuleAnalyzer:
         if arrays:   # again, with the names known to be semaphore arrays by their use
             ctx, interp, complete = self._run_block(block, state, self.domains, None, arrays)
         contract = self._check_contracts(interp, ctx)
+        settle_kind_choices(ctx.protocol)
         checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites, ctx.kernel_nodes)
         for raw in ctx.findings:
             decl = raw.sem.decl

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .findings import Finding, Span
@@ -122,15 +122,16 @@ def index_fixes(finding: Finding, lines: Sequence[str]) -> list[Fix]:
     return out
 
 
-def auto_fix(finding: Finding, lines: Sequence[str], unsafe: bool = False) -> Fix | None:
+def auto_fix(finding: Finding, lines: Sequence[str], unsafe: bool = False,
+             sound: Callable[[Finding, Fix], bool] | None = None) -> Fix | None:
     """The fix `check --fix` and *Fix all* apply: the safe index fix or a safe suggestion
     of the analysis (a contract fix); with `unsafe` (`--unsafe-fixes`), else the first
-    choice.  None when there is none."""
+    choice that `sound` accepts (`choices.ChoiceCheck.sound`).  None when there is none."""
     found = index_fixes(finding, lines) + suggestion_fixes(finding, lines)
     safe = next((f for f in found if f.safe), None)
     if safe is not None or not unsafe:
         return safe
-    return found[0] if found else None
+    return next((f for f in found if sound is None or sound(finding, f)), None)
 
 
 # ---------------------------------------------------------------------------------------
@@ -263,15 +264,15 @@ def _overlaps(a: Span, b: Span) -> bool:
     return (b.line, b.col) < (a.end_line, a.end_col)
 
 
-def fix_all_edits(findings: Iterable[Finding], lines: Sequence[str],
-                  unsafe: bool = False) -> list[TextEdit]:
+def fix_all_edits(findings: Iterable[Finding], lines: Sequence[str], unsafe: bool = False,
+                  sound: Callable[[Finding, Fix], bool] | None = None) -> list[TextEdit]:
     """The fix `auto_fix` picks for every finding that has one, in document order.
 
     When two edits overlap (e.g. the same expression reported twice), the first is kept.
     """
     edits: list[TextEdit] = []
     for finding in findings:
-        fix = auto_fix(finding, lines, unsafe)
+        fix = auto_fix(finding, lines, unsafe, sound)
         if fix is not None:
             edits.extend(fix.edits)
     edits.sort(key=lambda e: (e.span.line, e.span.col, e.span.end_line, e.span.end_col))

@@ -14,9 +14,11 @@ import os
 import re
 import tokenize
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from . import formats
+from ..analysis.choices import ChoiceCheck
 from ..analysis.engine import analyze_source
 from ..analysis.findings import Finding, Span
 from ..analysis.fixes import Fix, apply_edits, auto_fix, fix_all_edits, split_lines
@@ -242,11 +244,12 @@ def check_file(task: Task) -> FileResult:
 # ---------------------------------------------------------------------------------------
 # fixes
 
-def _fixes(findings: list[Finding], lines: list[str], unsafe: bool) -> list[tuple[Finding, Fix]]:
+def _fixes(findings: list[Finding], lines: list[str], unsafe: bool,
+           sound: Callable[[Finding, Fix], bool] | None) -> list[tuple[Finding, Fix]]:
     """The findings `--fix` applies a fix to now, with the fix."""
     out = []
     for f in findings:
-        fix = auto_fix(f, lines, unsafe)
+        fix = auto_fix(f, lines, unsafe, sound)
         if fix is not None:
             out.append((f, fix))
     return out
@@ -261,8 +264,10 @@ def _apply_fixes(task: Task, text: str, findings: list[Finding]) -> tuple[str, l
     applied: list[str] = []
     for _ in range(_FIX_PASSES):
         lines = split_lines(text)
-        chosen = _fixes(findings, lines, task.unsafe_fixes)
-        edits = fix_all_edits([f for f, _ in chosen], lines, task.unsafe_fixes)
+        # a choice is applied only where it leaves no finding behind
+        sound = ChoiceCheck(text, findings, lambda t: _analyze(t, task)).sound if task.unsafe_fixes else None
+        chosen = _fixes(findings, lines, task.unsafe_fixes, sound)
+        edits = fix_all_edits([f for f, _ in chosen], lines, task.unsafe_fixes, sound)
         if not edits:
             break
         new_text = apply_edits(text, edits)

@@ -58,7 +58,7 @@ def checked_call(ev: Evaluator, spec: CheckedCall, call: CallArgs) -> Any:
             use = checks.SemUse(spec.rule, spec.verb, spec.name, arg.value, _loc(frame, arg.node), call_loc)
             checks.check_semaphore(ev.ctx, use, frame)
             if isinstance(arg.value, Sem) and arg.value.scalar:   # JAX checks the shape first
-                check_kind(ev.ctx, arg.value, spec.kinds, spec.verb, use.at)
+                check_kind(ev.ctx, arg.value, spec.kinds, spec.verb, use.at, call_loc)
             if spec.effect is not None:
                 note_event(ev.ctx, Event.SIGNAL if spec.effect is SemEffect.SIGNAL else Event.WAIT, arg.value,
                            call_loc, _elsewhere(spec, call), _count(spec, call))

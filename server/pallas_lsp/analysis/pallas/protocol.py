@@ -75,6 +75,7 @@ class Protocol:
     blind: set[Event] = field(default_factory=set)                # events on semaphores we do not know
     remote_starts: set[int] = field(default_factory=set)          # id(node) of remote DMAs' starts
     log: list[Logged] = field(default_factory=list)               # the events on declared semaphores, in order
+    kind_mismatches: list = field(default_factory=list)           # kinds.KindMismatch: PAL301 findings to settle
 
     def declare(self, value: Any, owner: Any = None) -> None:
         """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)
