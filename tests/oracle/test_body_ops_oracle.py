@@ -42,7 +42,8 @@ VERDICT = {
     "PAL408": ("ValueError", r"Cannot store scalars to VMEM$", "lowering"),
     "PAL409": ("VerificationError", r".*('arith\.index_cast' op operand #0 must be "
                r"signless-non-zero-bitwidth-integer-like or memref of signless-integer, but got 'f32'|"
-               r"'tpu\.iota' op result #0 must be vector of integer or index values, but got 'vector<\w+>')$", "lowering"),
+               r"'tpu\.iota' op result #0 must be vector of integer or index values, but got 'vector<\w+>')$",
+               "lowering"),
     "PAL410": ("(TypeError|AttributeError|ValueError)", r"(\w+ requires ndarray or scalar arguments, got "
                r"<class '[\w.]+(DynamicJaxprTracer|TransformedRef)'> at position \d+\.$|"
                r"'AbstractRef' object has no attribute '_\w+'$|"
