@@ -593,7 +593,8 @@ def main(argv=None):
         modes[name] = m
         print(f"latency: {name} {info or ''} modes {m}: {shlex.join(cmd)}", flush=True)
 
-    results = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "host_cpus": os.cpu_count(),
+    results = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "commit": lspbench.commit(),
+               "host_cpus": os.cpu_count(),
                "options": {k: v for k, v in vars(o).items()}, "servers": {
                    n: {"cmd": specs[n], "modes": modes.get(n)} for n in specs},
                "sizes": []}

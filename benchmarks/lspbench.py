@@ -71,6 +71,19 @@ def utf16_len(s):
     return len(s.encode("utf-16-le")) // 2
 
 
+def commit():
+    """The checkout's commit (short hash, "+" when it has uncommitted changes), or None."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+" if dirty else "")
+
+
 def loadavg():
     try:
         with open("/proc/loadavg") as f:

@@ -77,10 +77,19 @@ def goals(files):
 
 
 def render(results):
+    """The console report: the run's conditions, the table, the goals."""
     out = [f"\npublished kernel files: pallas-lsp vs ruff server  host: {os.cpu_count()} CPUs; "
            f"{results['edits']} edits + a 50-change burst per file; loadavg "
-           f"{results['loadavg_start']} -> {results['loadavg_end']}\n",
-           "| file (lines) | edit median | p95 | burst | open | RSS MB | ruff edit | p95 | burst | open | RSS MB |",
+           f"{results['loadavg_start']} -> {results['loadavg_end']}\n", render_table(results),
+           "(ms; each server in its fastest diagnostics mode)"]
+    for label, v, met in results["goals"]:
+        out.append(f"goal: {label:42s} {latency.fnum(v):>8s}  {'MET' if met else 'MISSED'}")
+    return "\n".join(out) + "\n"
+
+
+def render_table(results):
+    """The Markdown table of every file (docs/benchmarks.md is generated from it)."""
+    out = ["| file (lines) | edit median | p95 | burst | open | RSS MB | ruff edit | p95 | burst | open | RSS MB |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for f in results["files"]:
         cells = []
@@ -88,9 +97,13 @@ def render(results):
             r = f["rows"][name]
             cells += [latency.fnum(r[m]) for m in ("edit_median", "edit_p95", "burst", "open", "rss")]
         out.append(f"| {f['name']} ({f['lines']:,}) | " + " | ".join(cells) + " |")
-    out.append("\n(ms; each server in its fastest diagnostics mode)")
-    for label, v, met in results["goals"]:
-        out.append(f"goal: {label:42s} {latency.fnum(v):>8s}  {'MET' if met else 'MISSED'}")
+    return "\n".join(out) + "\n"
+
+
+def render_goals(results):
+    """The goals as a Markdown table."""
+    out = ["| goal | pallas-lsp | |", "|---|---:|---|"]
+    out += [f"| {label} | {latency.fnum(v)} | {'met' if met else 'missed'} |" for label, v, met in results["goals"]]
     return "\n".join(out) + "\n"
 
 
@@ -128,7 +141,7 @@ def main(argv=None):
             sys.exit(f"published: {name} does not start: {err}")
         modes[name] = m
     o.repeat = 1
-    results = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "edits": o.edits,
+    results = {"started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "commit": lspbench.commit(), "edits": o.edits,
                "loadavg_start": lspbench.loadavg(), "files": []}
     failed = []
     for kfile in kfiles:
