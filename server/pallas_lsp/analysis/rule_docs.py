@@ -127,7 +127,8 @@ RULE_DOCS: dict[str, RuleDoc] = {
                       'other operations JAX rejects: operands that do not broadcast (a `jnp.mean` that lost '
                       '`keepdims=True`), a reduction axis out of range, a reshape to another size, a concatenate '
                       'of different ranks, an `einsum` whose label has two sizes (keys laid out `khd` read as '
-                      '`hkd`) or a term of another rank than its operand',
+                      '`hkd`) or a term of another rank than its operand. Fix (a choice): `keepdims=True` on the '
+                      'reduction whose dropped axis breaks the broadcast',
                       '`Incompatible shapes for broadcasting: shapes=[(16, 256), (16,)]`, `axis 2 is out of bounds '
                       "for array of dimension 2`, `cannot reshape array of shape ...`, `Size of label 'h' for "
                       'operand 1 (2) does not match previous terms (8).` (trace)'),

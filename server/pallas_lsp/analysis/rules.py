@@ -140,7 +140,8 @@ RULES: dict[str, Rule] = {
              "broadcast (`Incompatible shapes for broadcasting: ...`), a reduction axis the array does not have "
              "(`axis 2 is out of bounds for array of dimension 2`), a reshape to another size, a concatenate of "
              "different ranks, an `einsum` label of two sizes (`Size of label 'h' for operand 1 (2) does not match "
-             "previous terms (8).`). Stage: trace.", JAX_SHAPES_DOC),
+             "previous terms (8).`). Where a reduction's dropped axis breaks a broadcast (`x - jnp.mean(x, axis=-1)`), "
+             "a choice adds `keepdims=True` to it. Stage: trace.", JAX_SHAPES_DOC),
         Rule("PAL406", "ref-index", "error",
              "A ref read or stored with an index JAX rejects: more indices than the ref has dimensions "
              "(`` `indices` must not be longer than `shape` ``), or a `pl.ds(start, size)` with a static non-zero "

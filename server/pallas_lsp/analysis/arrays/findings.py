@@ -50,12 +50,13 @@ def reportable(ev: Evaluator, frame: Frame) -> bool:
     return any(g is not None for g in ctx.grids)
 
 
-def check(ev: Evaluator, frame: Frame, op: Operation, result: Any) -> None:
-    """Report `op` (in `reportable` code) if JAX rejects it: the model's `Rejected`, or a
-    narrow matmul result."""
+def check(ev: Evaluator, frame: Frame, op: Operation, result: Any, choice: ContractSuggestion | None = None) -> None:
+    """Report `op` (in `reportable` code) if JAX rejects it: the model's `Rejected` (with
+    `choice`, a fix to offer), or a narrow matmul result."""
     if isinstance(result, Rejected):
         code = "PAL403" if result.message.startswith(_DOT_SHAPE) else "PAL405"
-        add_once(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip()))
+        add_once(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip(), (),
+                                     (choice,) if choice is not None else ()))
     elif isinstance(result, ArrayV) and (op.name in _MATMULS or op.name == _EINSUM):
         _narrow_matmul(ev, frame, op, result)
     elif isinstance(result, ArrayV) and op.name in _IOTAS:
