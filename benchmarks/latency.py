@@ -633,7 +633,7 @@ def main(argv=None):
     print(text)
     out_json = Path(o.json) if o.json else work / (
         "latency_smoke.json" if o.smoke else "latency_results.json")
-    out_json.write_text(json.dumps(results, indent=1, default=str))
+    out_json.write_text(json.dumps(lspbench.portable(results), indent=1, default=str))
     print(f"results: {out_json}")
     if o.markdown:
         Path(o.markdown).write_text(render_markdown(results))

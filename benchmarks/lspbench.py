@@ -71,6 +71,18 @@ def utf16_len(s):
     return len(s.encode("utf-16-le")) // 2
 
 
+def portable(value, root=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))):
+    """`value` (results, nested) with the checkout's own paths made relative to it: what a
+    recorded figure file may say of the machine it ran on."""
+    if isinstance(value, str):
+        return value.replace(root + os.sep, "")
+    if isinstance(value, dict):
+        return {k: portable(v, root) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [portable(v, root) for v in value]
+    return value
+
+
 def commit():
     """The checkout's commit (short hash, "+" when it has uncommitted changes), or None."""
     here = os.path.dirname(os.path.abspath(__file__))

@@ -154,7 +154,7 @@ def main(argv=None):
     print(text)
     out_json = Path(o.json) if o.json else HERE / ".bench" / "published_latency.json"
     out_json.parent.mkdir(parents=True, exist_ok=True)
-    out_json.write_text(json.dumps(results, indent=1, default=str))
+    out_json.write_text(json.dumps(lspbench.portable(results), indent=1, default=str))
     if o.markdown:
         Path(o.markdown).write_text(text)
     if failed:
