@@ -135,7 +135,8 @@ def test_the_unmutated_modules_have_no_protocol_finding():
 
 # What JAX 0.10.2's TPU interpreter does with each count family's mutants (observed).
 JAX_SAYS = {"signal-count": ("leftover", None), "wait-count": ("hang", "semaphore_wait"),
-            "prefetch-guard": ("error", None),   # the extra prefetch reads block N: out of bounds
+            "prefetch-guard": ("error", None),   # the extra prefetch reads block N: out of bounds,
+            # or, where the block index wraps (`pal302_while_pipeline_ok`), stays in flight
             "delete-prologue": ("hang", "dma_wait")}
 
 
@@ -147,7 +148,9 @@ def test_jax_rejects_every_count_mutant_as_documented():
     for m in mutants:
         rec = verdicts[m.name]
         status, hang_in = JAX_SAYS[m.family]
+        if m.family == "prefetch-guard" and "% (STEPS * TRIPS)" in m.source.read_text():
+            status = "leftover"
         assert rec["status"] == status, (m.source.name, m.what, rec)
         assert hang_in is None or rec["hang_in"].endswith(":" + hang_in), rec
-        if m.family == "prefetch-guard":
+        if m.family == "prefetch-guard" and status == "error":
             assert rec["exc_type"] == "IndexError" and "Out-of-bounds read" in rec["message"], rec
