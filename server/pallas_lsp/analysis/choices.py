@@ -2,7 +2,8 @@
 finding of another rule behind (an index that makes the copy's wait hang, a semantics tuple
 that makes an output revisited).  Checked by analysing the text with the choice applied,
 so it is for callers that apply choices without the author looking (`check --fix
---unsafe-fixes`), and bounded to files of `MAX_LINES` lines.
+--unsafe-fixes`) and for the editor's quick-fix menu (judged off the event loop, once per
+analysed text), and bounded to files of `MAX_LINES` lines.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ class ChoiceCheck:
         self.analyze = analyze
         self.enabled = text.count("\n") < MAX_LINES
         self._verdicts: dict[tuple, bool] = {}
+
+    def judged(self, finding: Finding, fix: Fix) -> bool | None:
+        """`sound`'s answer if it is known without analysing (None: not judged yet)."""
+        if fix.safe or not self.enabled:
+            return True
+        return self._verdicts.get((finding.code, fix.edits))
 
     def sound(self, finding: Finding, fix: Fix) -> bool:
         """True for a safe fix; for a choice, whether applying it leaves nothing behind

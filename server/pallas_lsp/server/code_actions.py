@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from lsprotocol import types
 
 from ..analysis import fixes
+from ..analysis.choices import ChoiceCheck
 from ..analysis.findings import Finding, Span, finding_from_data
 from .capabilities import ClientFeatures
 from .diagnostics import SOURCE, PositionConverter
@@ -46,8 +47,9 @@ class ActionBuilder:
     """Turns fixes for one request into code actions."""
 
     def __init__(self, uri: str, result: Result, features: ClientFeatures,
-                 converter: PositionConverter):
+                 converter: PositionConverter, choices: ChoiceCheck | None = None):
         self.uri = uri
+        self.choices = choices                        # judged choices: the unsound ones are left out
         self.result = result
         self.features = features
         self.converter = converter
@@ -122,6 +124,8 @@ class ActionBuilder:
         if wanted(types.CodeActionKind.QuickFix, only):
             for diag, finding in self.targets(params):
                 for fix in fixes.fixes_for(finding, self.lines):
+                    if self.choices is not None and self.choices.judged(finding, fix) is False:
+                        continue                          # it would leave a finding behind
                     edit = self.workspace_edit(fix.edits)
                     if edit is None:
                         continue

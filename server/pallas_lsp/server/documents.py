@@ -27,7 +27,8 @@ from pygls.uris import to_fs_path
 
 from ..analysis.engine import Cancelled, ModuleAnalyzer
 from ..analysis.findings import Finding
-from ..analysis.fixes import split_lines
+from ..analysis.choices import ChoiceCheck
+from ..analysis.fixes import fixes_for, split_lines
 from ..memory import GrowthWatch, frozen_after, reclaim
 from .diagnostics import DiagnosticFactory, PositionConverter, split_plain
 from .notebooks import NotebookText, join_cells, notebook_message
@@ -56,6 +57,7 @@ class Result:
     versions: dict[str, int | None]        # per URI, for publishDiagnostics
     notebook: NotebookText | None = None
     result_ids: dict[str, str] = field(default_factory=dict)
+    choices: ChoiceCheck | None = None     # the quick fixes' choices judged so far (code actions)
 
     @cached_property
     def lines(self) -> list[str]:
@@ -206,6 +208,42 @@ class DocumentStore:
     def touch_all(self) -> None:
         for doc in list(self.docs.values()):
             self.touch(doc)
+
+    async def judge_choices(self, doc: Document, result: Result, findings: list[Finding]) -> ChoiceCheck:
+        """The choices offered for `findings`, judged on the analysis thread: each applied to
+        the text and analysed like an edit (then the text again, so that hover and the next
+        run see it), once per analysed text; a newer keystroke stops the judging (the choices
+        not judged are listed)."""
+        if result.choices is None:
+            selection = self.selection_for(doc.path)
+
+            def stale() -> bool:
+                return doc.closed or self.stopped or doc.generation != result.generation
+
+            result.choices = ChoiceCheck(
+                result.text, result.findings,
+                lambda text: [f for f in doc.analyzer.analyze(text, stale) if selection.wants(f.code)])
+        check = result.choices
+        lines = result.lines_with_endings
+        pending = [(f, fix) for f in findings for fix in fixes_for(f, lines) if check.judged(f, fix) is None]
+        if pending and not doc.closed and not self.stopped:
+            await asyncio.get_running_loop().run_in_executor(self.executor, self._judge, doc, result, pending)
+        return check
+
+    def _judge(self, doc: Document, result: Result, pending: list) -> None:
+        check = result.choices
+        assert check is not None
+        try:
+            with frozen_after():
+                for finding, fix in pending:
+                    check.sound(finding, fix)
+        except Cancelled:
+            pass
+        except Exception:
+            log.exception("judging the quick fixes of %s failed", doc.uri)
+        if doc.generation == result.generation and not doc.closed and not self.stopped:
+            with frozen_after():
+                doc.analyzer.analyze(result.text)   # back to the text the editor shows
 
     async def current(self, doc: Document) -> Result | None:
         """The result for the document's latest text (waits for the run); None if closed."""

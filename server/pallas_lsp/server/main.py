@@ -21,7 +21,7 @@ from pygls.uris import to_fs_path
 from .. import __version__
 from ..analysis.workspace import Workspace
 from . import capabilities, kernel_params, logs, transport, wire
-from .code_actions import KINDS, ActionBuilder
+from .code_actions import KINDS, ActionBuilder, wanted
 from .diagnostics import PositionConverter
 from .documents import DocumentStore
 from .hover import hover as semaphore_hover
@@ -271,7 +271,11 @@ async def code_action(ls: PallasLanguageServer, params: types.CodeActionParams):
     if result is None:
         return []
     try:
-        return ActionBuilder(uri, result, ls.features, ls.converter()).build(params)
+        builder = ActionBuilder(uri, result, ls.features, ls.converter())
+        if wanted(types.CodeActionKind.QuickFix, params.context.only):
+            targets = [finding for _, finding in builder.targets(params)]
+            builder.choices = await ls.documents.judge_choices(doc, result, targets)
+        return builder.build(params)
     except Exception:
         log.exception("building code actions for %s failed", uri)
         return []
