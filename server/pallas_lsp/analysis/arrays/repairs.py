@@ -133,8 +133,8 @@ def keepdims_fix(ev: Evaluator, frame: Frame, at: Loc, operands: Sequence[tuple[
             continue
         found = reads(frame.scope, reduction)
         safe = found is not None and [r.node for r in found] == [node]
-        text = at.block.segment(reduction)
-        title = f"Keep the reduced axes: `keepdims=True` on `{text}`" + ("" if safe else " (choice: its other uses too)")
+        title = f"Keep the reduced axes: `keepdims=True` on `{at.block.segment(reduction)}`" \
+            + ("" if safe else " (choice: its other uses too)")
         return (ContractSuggestion(title, (edit,), safe=safe),)
     return ()
 
