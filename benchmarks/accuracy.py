@@ -29,7 +29,7 @@
    interpreter with ``--jax``; ``--no-protocol`` skips them.
 7. The kernel-body families (``benchmarks/body_mutants.py``: drop the ``.astype(...)`` of
    a stored value, swap a dot's operands, drop ``keepdims``, change a reshape, transpose
-   the other operand, drop ``preferred_element_type``; rules PAL401-PAL405), judged by JAX
+   the other operand, drop ``preferred_element_type``; rules PAL401-PAL412), judged by JAX
    with ``--jax`` (each mutant traced, each ``pallas_call`` also lowered for TPU);
    ``--no-body`` skips them.
 8. With ``--jax``, the values in kernel bodies (``benchmarks/value_accuracy.py``): the

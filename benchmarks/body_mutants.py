@@ -1,4 +1,4 @@
-"""The kernel-body mutation families: mutate correct kernels, ask JAX, score PAL401-PAL405.
+"""The kernel-body mutation families: mutate correct kernels, ask JAX, score the kernel-body rules (PAL401-PAL412).
 
     python benchmarks/body_mutants.py [--jax] [--strict] [--list] [--family NAME ...]
 
