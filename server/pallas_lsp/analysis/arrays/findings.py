@@ -57,7 +57,7 @@ def check(ev: Evaluator, frame: Frame, op: Operation, result: Any) -> None:
     narrow matmul result."""
     if isinstance(result, Rejected):
         code = "PAL403" if result.message.startswith(_DOT_SHAPE) else "PAL405"
-        fixes = keepdims_fix(ev, frame, op.at, [(o.node, o.array) for o in op.operands]) \
+        fixes = keepdims_fix(ev, frame, op.at, [o.node for o in op.operands], [o.array for o in op.operands]) \
             if result.message.startswith(_BROADCAST) else ()
         add_once(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip(), (), fixes))
     elif isinstance(result, ArrayV) and (op.name in _MATMULS or op.name == _EINSUM):

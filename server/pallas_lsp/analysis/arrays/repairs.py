@@ -20,7 +20,7 @@ from .uses import Read, is_cast, reads
 from .values import ArrayRef, dtype_attribute
 
 # A read of the wide result: accepted as it is, broken by it, or not known.
-ACCEPTS, BREAKS, UNKNOWN = "accepts", "breaks", "unknown"
+_ACCEPTS, _BREAKS, _UNSURE = "accepts", "breaks", "unsure"
 _ACCUMULATING = (ast.Add, ast.Sub)
 # Reductions that take `keepdims`, as `jnp.<name>(x, axis)` or `x.<name>(axis)`.
 _REDUCTIONS = frozenset({"sum", "max", "min", "mean", "prod", "var", "std", "any", "all", "amax", "amin",
@@ -42,13 +42,13 @@ def accumulator_fixes(ev: Evaluator, frame: Frame, at: Loc, keywords: frozenset[
         return ()
     fate = _fate(ev, frame, at.node, narrow, wide)
     title = f"Accumulate in {wide.name}: {keyword}"
-    if fate == ACCEPTS:
+    if fate == _ACCEPTS:
         return (ContractSuggestion(title, plain, safe=True),)
     cast = f".astype({jnp}.{dtype_attribute(narrow)})"
     combined = _with_keyword(at, keyword, jnp, cast)
     assert combined is not None
     out = [ContractSuggestion(f"{title}, cast back: `{cast[1:]}`", combined, safe=True)]
-    if fate == UNKNOWN:
+    if fate == _UNSURE:
         out.append(ContractSuggestion(f"{title} (choice: the result becomes {wide.name})", plain))
     return tuple(out)
 
@@ -57,10 +57,10 @@ def _fate(ev: Evaluator, frame: Frame, node: ast.AST, narrow: DType, wide: DType
     """What every read of the matmul's value makes of a wide one."""
     found = reads(frame.scope, node) if isinstance(node, ast.expr) else None
     if not found:
-        return UNKNOWN
+        return _UNSURE
     up = parents(frame.scope) if frame.scope is not None else {}
     fates = {_read_fate(ev, frame, r, up, narrow, wide) for r in found}
-    return BREAKS if BREAKS in fates else UNKNOWN if UNKNOWN in fates else ACCEPTS
+    return _BREAKS if _BREAKS in fates else _UNSURE if _UNSURE in fates else _ACCEPTS
 
 
 def _read_fate(ev: Evaluator, frame: Frame, read: Read, up: dict, narrow: DType, wide: DType) -> str:
@@ -68,7 +68,7 @@ def _read_fate(ev: Evaluator, frame: Frame, read: Read, up: dict, narrow: DType,
     it where the ref holds the wide dtype (or, for `=`, any integer for an integer) and
     breaks it where the ref holds the narrow one; anything else is not known."""
     if is_cast(read, up):
-        return ACCEPTS
+        return _ACCEPTS
     stmt = read.parent
     target: ast.expr
     if isinstance(stmt, ast.AugAssign) and stmt.value is read.node and isinstance(stmt.op, _ACCUMULATING):
@@ -76,13 +76,13 @@ def _read_fate(ev: Evaluator, frame: Frame, read: Read, up: dict, narrow: DType,
     elif isinstance(stmt, ast.Assign) and stmt.value is read.node and len(stmt.targets) == 1:
         target, assigning = stmt.targets[0], True
     else:
-        return UNKNOWN
+        return _UNSURE
     ref = ev.lookup(target.value.id, frame) \
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) else None
     dtype = ref.dtype if isinstance(ref, ArrayRef) else None
     if dtype == wide.name or assigning and dtype is not None and is_integer(wide) and is_integer(DType(dtype)):
-        return ACCEPTS
-    return BREAKS if dtype == narrow.name else UNKNOWN
+        return _ACCEPTS
+    return _BREAKS if dtype == narrow.name else _UNSURE
 
 
 def _with_keyword(at: Loc, keyword: str, jnp: str, cast: str) -> tuple[Edit, ...] | None:
@@ -114,15 +114,15 @@ def _numpy_alias(ev: Evaluator, frame: Frame) -> str | None:
     return "jnp" if isinstance(value, Api) and value.qname == "jax.numpy" else None
 
 
-def keepdims_fix(ev: Evaluator, frame: Frame, at: Loc, operands: Sequence[tuple[ast.AST | None, ArrayV | None]]
-                 ) -> tuple[ContractSuggestion, ...]:
+def keepdims_fix(ev: Evaluator, frame: Frame, at: Loc, nodes: Sequence[ast.AST | None],
+                 arrays: Sequence[ArrayV | None]) -> tuple[ContractSuggestion, ...]:
     """`keepdims=True` on the reduction that made one operand of a failed broadcast, where
     the reduced axes kept as 1s make the broadcast succeed: safe where that operand is
     the reduction's only read, else a choice (its other reads get the kept axes too)."""
-    shapes = [a.shape for _, a in operands if a is not None and a.shape is not None and is_static(a.shape)]
-    if len(shapes) != len(operands):
+    shapes = [a.shape for a in arrays if a is not None and a.shape is not None and is_static(a.shape)]
+    if len(shapes) != len(arrays):
         return ()
-    for i, (node, _) in enumerate(operands):
+    for i, node in enumerate(nodes):
         reduction = _reduction(frame, node)
         kept = _kept_shape(ev, frame, reduction, shapes[i]) if reduction is not None else None
         if kept is None or not isinstance(broadcast(*shapes[:i], kept, *shapes[i + 1:]), tuple):
