@@ -6,7 +6,8 @@ but the stores PAL401 / PAL402). Each module's ``trace()`` exports its kernel fo
   of each ``_bug`` module (these rules only) and nothing on the ``_ok`` twins;
 * with JAX (``tests/body/ops_verdicts.py`` in a subprocess): JAX rejects each ``_bug``
   module on its marked line, in the rule's words and stage, and accepts each ``_ok``
-  module; each fix pallas-lsp offers makes its ``_bug`` module pass.
+  module; each fix pallas-lsp offers makes its ``_bug`` module pass, and pallas-lsp
+  finds nothing in it.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ VERDICT = {
                r"got \(\d+,\) and \(\d+,\)\.$", "trace"),
     "PAL404": ("VerificationError", r".*'tpu\.matmul' op Expected matmul acc to be 32-bit$", "lowering"),
     "PAL405": ("(TypeError|ValueError)", r"(Incompatible shapes for broadcasting: |axis \d+ is out of bounds "
-               r"for array of dimension \d+$|cannot reshape array of shape |Size of label '\w' for operand \d+ \(\d+\) "
-               r"does not match previous terms \(\d+\)\.$)", "trace"),
+               r"for array of dimension \d+$|cannot reshape array of shape |Size of label '\w' for operand "
+               r"\d+ \(\d+\) does not match previous terms \(\d+\)\.$)", "trace"),
     "PAL406": ("ValueError", r"(Out of bound slice: start=\d+, (size=\d+, stride=\d+, )?dim=\d+\.$|`indices` must not "
                r"be longer than `shape`: )", "trace"),
     "PAL407": ("TypeError", r"(scan|while_loop) body function carry input and carry output must have equal types, "
@@ -42,8 +43,8 @@ VERDICT = {
     "PAL408": ("ValueError", r"Cannot store scalars to VMEM$", "lowering"),
     "PAL409": ("VerificationError", r".*('arith\.index_cast' op operand #0 must be "
                r"signless-non-zero-bitwidth-integer-like or memref of signless-integer, but got 'f32'|"
-               r"'tpu\.iota' op result #0 must be vector of integer or index values, but got 'vector<\w+>')$",
-               "lowering"),
+               r"'tpu\.iota' op result #0 must be vector of integer or index values, but got "
+               r"'vector<\w+>')$", "lowering"),
     "PAL410": ("(TypeError|AttributeError|ValueError)", r"(\w+ requires ndarray or scalar arguments, got "
                r"<class '[\w.]+(DynamicJaxprTracer|TransformedRef)'> at position \d+\.$|"
                r"'AbstractRef' object has no attribute '_\w+'$|"
@@ -54,6 +55,20 @@ VERDICT = {
                r"or a\.all\(\)$)", "trace"),
     "PAL412": ("ValueError", r"The kernel function in the pallas_call \w+ at .+:\d+ captures constants \[.+\]\. "
                r"You should pass them as inputs\.$", "trace"),
+}
+
+
+# The fixes offered on each `_bug` module (safe or a choice, a word of the title); none on the others.
+FIXES = {
+    "pal404_attention_scores_bf16_bug": [(True, "Accumulate in float32")],
+    "pal404_bf16_matmul_acc_bug": [(True, "Accumulate in float32")],
+    "pal404_int8_dot_general_bug": [(True, "Accumulate in int32")],
+    "pal404_multihead_einsum_bug": [(True, "Accumulate in float32")],
+    "pal404_bf16_projection_bug": [(True, "cast back")],
+    "pal404_scaled_scores_bug": [(True, "cast back"), (False, "the result becomes float32")],
+    "pal405_layernorm_keepdims_bug": [(True, "keepdims=True")],
+    "pal405_softmax_row_max_bug": [(True, "keepdims=True")],
+    "pal405_centered_twice_bug": [(False, "its other uses too")] * 2,
 }
 
 
@@ -116,18 +131,35 @@ def test_jax_rejects_the_bugs_on_their_line_and_accepts_the_twins(verdicts, path
     assert line in rec["frames"], f"{path.name}: JAX raised at {rec['frames']}, marked {line}"
 
 
+def _offered(path: Path) -> list:
+    from pallas_lsp.analysis.engine import analyze_source
+    from pallas_lsp.analysis.fixes import split_lines, suggestion_fixes
+
+    text = path.read_text()
+    return [fix for f in analyze_source(text, str(path)) if f.code in CODES
+            for fix in suggestion_fixes(f, split_lines(text))]
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_id)
+def test_fixes_are_safe_only_where_certain(path):
+    offered = _offered(path)
+    want = FIXES.get(path.stem, [])
+    assert len(offered) == len(want), [f.title for f in offered]
+    for fix, (safe, words) in zip(offered, want):
+        assert fix.safe == safe and words in fix.title, fix.title
+
+
 def test_every_offered_fix_gives_code_jax_accepts(tmp_path):
     from pallas_lsp.analysis.engine import analyze_source
-    from pallas_lsp.analysis.fixes import apply_edits, split_lines, suggestion_fixes
+    from pallas_lsp.analysis.fixes import apply_edits
 
     fixed = []
     for path in (p for p in MODULES if p.stem.endswith("_bug")):
-        text = path.read_text()
-        for i, finding in enumerate(f for f in analyze_source(text, str(path)) if f.code in CODES):
-            for j, fix in enumerate(suggestion_fixes(finding, split_lines(text))):
-                out = tmp_path / f"{path.stem}__{i}_{j}.py"
-                out.write_text(apply_edits(text, fix.edits))
-                fixed.append(str(out))
-    assert len(fixed) >= 3, "no fixes offered on the corpus"
+        for j, fix in enumerate(_offered(path)):
+            out = tmp_path / f"{path.stem}__{j}.py"
+            out.write_text(apply_edits(path.read_text(), fix.edits))
+            assert analyze_source(out.read_text(), str(out)) == [], f"{out.name}: {fix.title}"
+            fixed.append(str(out))
+    assert len(fixed) == sum(map(len, FIXES.values()))
     for name, rec in _jax(fixed).items():
         assert rec["status"] == "ok", f"{name}: JAX raised {rec['exc_type']}: {rec['message']}"

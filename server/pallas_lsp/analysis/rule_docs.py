@@ -120,15 +120,18 @@ RULE_DOCS: dict[str, RuleDoc] = {
     "PAL404": RuleDoc("bodies",
                       'a 2-D or batched 3-D matmul (`jnp.dot` / `matmul` / `@` / `dot_general`, an `einsum` that '
                       'contracts) whose result is bf16 / int8 / int4 / fp8 (narrow operands without '
-                      '`preferred_element_type`); fix (a choice): add `preferred_element_type=jnp.float32` '
-                      '(`int32` for integers)',
+                      '`preferred_element_type`). Fix: add `preferred_element_type=jnp.float32` (`int32` for '
+                      'integers), safe where every use takes the 32-bit result (`.astype(...)`, `acc_ref[...] +=` '
+                      'into an f32 ref); else the safe fix casts it back (`.astype(jnp.bfloat16)`) and the plain '
+                      'one is a choice',
                       "`'tpu.matmul' op Expected matmul acc to be 32-bit` (TPU lowering)"),
     "PAL405": RuleDoc("bodies",
                       'other operations JAX rejects: operands that do not broadcast (a `jnp.mean` that lost '
                       '`keepdims=True`), a reduction axis out of range, a reshape to another size, a concatenate '
                       'of different ranks, an `einsum` whose label has two sizes (keys laid out `khd` read as '
-                      '`hkd`) or a term of another rank than its operand. Fix (a choice): `keepdims=True` on the '
-                      'reduction whose dropped axis breaks the broadcast',
+                      '`hkd`) or a term of another rank than its operand. Fix: `keepdims=True` on the reduction '
+                      'that made an operand, where that makes it broadcast (safe where it is the reduction\'s only '
+                      'use, else a choice)',
                       '`Incompatible shapes for broadcasting: shapes=[(16, 256), (16,)]`, `axis 2 is out of bounds '
                       "for array of dimension 2`, `cannot reshape array of shape ...`, `Size of label 'h' for "
                       'operand 1 (2) does not match previous terms (8).` (trace)'),

@@ -121,7 +121,8 @@ RULES: dict[str, Rule] = {
              "A value of another dtype stored into an array ref (`o_ref[...] = acc` with an f32 `acc` and a bf16 "
              "`o_ref`; a `+=` whose sum promotes). `=` converts only a Python float into a float ref and any "
              "integer into an integer ref; JAX raises ``Invalid dtype for `swap`. Ref dtype: bfloat16. Value "
-             "dtype: float32.`` when it traces the kernel. Fix: `.astype(o_ref.dtype)`.", JAX_REF_DOC),
+             "dtype: float32.`` when it traces the kernel. Safe fix: `.astype(o_ref.dtype)` on the stored value (on "
+             "the operand of `+=`, `-=`, `*=`). Stage: trace.", JAX_REF_DOC),
         Rule("PAL402", "store-shape", "error",
              "A value of another shape stored into an array ref or its indexed part: a store never broadcasts, "
              "not even a scalar (`+=` does: the add comes first). JAX raises ``Invalid shape for `swap`. Ref "
@@ -134,14 +135,20 @@ RULES: dict[str, Rule] = {
              "A 2-D or batched 3-D matmul in a kernel (`jnp.dot` / `matmul` / `@` / `lax.dot_general`, an "
              "`einsum` that contracts) whose result is bf16, int8, int4 or fp8 (narrow operands without "
              "`preferred_element_type`): Mosaic needs a 32-bit accumulator (`'tpu.matmul' op Expected matmul acc "
-             "to be 32-bit`). `pl.dot` always accumulates in 32 bits. Stage: TPU lowering.", JAX_MATMUL_DOC),
+             "to be 32-bit`). `pl.dot` always accumulates in 32 bits. Fix: `preferred_element_type=jnp.float32` "
+             "(`jnp.int32` for integers; `a @ b` becomes `jnp.matmul`), safe where every use of the result takes "
+             "the 32-bit value (an `.astype(...)`, a store or `+=` into an f32 accumulator ref); elsewhere the safe "
+             "fix casts it back (`....astype(jnp.bfloat16)`: nothing after it changes) and the plain one is a "
+             "choice, unless a use is known to break (a store into a bf16 ref). Stage: TPU lowering.",
+             JAX_MATMUL_DOC),
         Rule("PAL405", "shape-mismatch", "error",
              "Another operation JAX rejects where shapes and dtypes are known: elementwise operands that do not "
              "broadcast (`Incompatible shapes for broadcasting: ...`), a reduction axis the array does not have "
              "(`axis 2 is out of bounds for array of dimension 2`), a reshape to another size, a concatenate of "
              "different ranks, an `einsum` label of two sizes (`Size of label 'h' for operand 1 (2) does not match "
-             "previous terms (8).`). Where a reduction's dropped axis breaks a broadcast (`x - jnp.mean(x, axis=-1)`), "
-             "a choice adds `keepdims=True` to it. Stage: trace.", JAX_SHAPES_DOC),
+             "previous terms (8).`). Fix, for operands that do not broadcast: `keepdims=True` on the reduction that "
+             "made one (`jnp.max(x, axis=1)`, `x.mean(-1)`) where the kept axes make the broadcast succeed: safe "
+             "where that is the reduction's only use, else a choice. Stage: trace.", JAX_SHAPES_DOC),
         Rule("PAL406", "ref-index", "error",
              "A ref read or stored with an index JAX rejects: more indices than the ref has dimensions "
              "(`` `indices` must not be longer than `shape` ``), or a `pl.ds(start, size)` with a static non-zero "

@@ -18,8 +18,7 @@ from . import refs
 from .args import Arg, DTypeArg, Py
 from .args import Seq as ArgSeq
 from .findings import Operand, Operation, check, reportable
-from .keepdims import keepdims_choice
-from .shapes import ArrayV, Rejected
+from .shapes import ArrayV
 from .table import OPS, apply
 from .traced import traced_condition
 from .values import PY_FLOAT, ArrayMethod, ArrayRef, ArrayValue, PyFloat, TypeInfo, dtype_of_name, from_result, index_arg, to_arg
@@ -140,9 +139,7 @@ def _operator(ev: Evaluator, name: str, operands: tuple, node: ast.AST | None, f
     result = _model(f"operator.{name}", args, {})
     if node is not None and frame is not None and reportable(ev, frame):
         described = tuple(Operand(n, a if isinstance(a, ArrayV) else None) for n, a in zip(_sides(node), args))
-        choice = keepdims_choice([(v.array, v.origin) for v in operands]) \
-            if isinstance(result, Rejected) and all(isinstance(v, ArrayValue) for v in operands) else None
-        check(ev, frame, Operation(f"operator.{name}", frame.loc(node), described), result, choice)
+        check(ev, frame, Operation(f"operator.{name}", frame.loc(node), described), result)
     concrete = all(v.concrete for v in operands if isinstance(v, ArrayValue))   # NumPy's arithmetic
     return NOT_MINE if result is None else from_result(result, None, concrete)
 

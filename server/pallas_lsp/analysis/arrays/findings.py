@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..interp.frame import Evaluator, Frame
-from ..report import ContractFinding, ContractSuggestion, Edit
-from ..values import Api, Loc
-from .dtypes import DType, is_float, is_integer, is_unsigned, short
+from ..report import ContractFinding
+from ..values import Loc
+from .dtypes import FLOAT32, INT32, DType, is_float, is_integer, is_unsigned, short
+from .repairs import accumulator_fixes, keepdims_fix
 from .shapes import ArrayV, Rejected, is_static, text
 
 # The calls and operator that lower to `tpu.matmul` (`pl.dot` accumulates in 32 bits).
@@ -20,6 +21,7 @@ _MATMULS = frozenset({"jax.numpy.dot", "jax.numpy.matmul", "jax.lax.dot_general"
 _EINSUM = "jax.numpy.einsum"
 _NARROW = frozenset({"bfloat16", "int8", "int4", "float8_e4m3fn", "float8_e5m2"})
 _DOT_SHAPE = "dot_general requires contracting dimensions"
+_BROADCAST = "Incompatible shapes for broadcasting"
 # The calls that lower to `tpu.iota` (`jnp.arange(n)` alone; its other forms are constants).
 _IOTAS = frozenset({"jax.lax.iota", "jax.lax.broadcasted_iota", "jax.numpy.arange"})
 
@@ -50,13 +52,14 @@ def reportable(ev: Evaluator, frame: Frame) -> bool:
     return any(g is not None for g in ctx.grids)
 
 
-def check(ev: Evaluator, frame: Frame, op: Operation, result: Any, choice: ContractSuggestion | None = None) -> None:
-    """Report `op` (in `reportable` code) if JAX rejects it: the model's `Rejected` (with
-    `choice`, a fix to offer), or a narrow matmul result."""
+def check(ev: Evaluator, frame: Frame, op: Operation, result: Any) -> None:
+    """Report `op` (in `reportable` code) if JAX rejects it: the model's `Rejected`, or a
+    narrow matmul result."""
     if isinstance(result, Rejected):
         code = "PAL403" if result.message.startswith(_DOT_SHAPE) else "PAL405"
-        add_once(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip(), (),
-                                     (choice,) if choice is not None else ()))
+        fixes = keepdims_fix(ev, frame, op.at, [o.node for o in op.operands], [o.array for o in op.operands]) \
+            if result.message.startswith(_BROADCAST) else ()
+        add_once(ev, ContractFinding(code, op.at, f"{result.message} {_described(op)}".rstrip(), (), fixes))
     elif isinstance(result, ArrayV) and (op.name in _MATMULS or op.name == _EINSUM):
         _narrow_matmul(ev, frame, op, result)
     elif isinstance(result, ArrayV) and op.name in _IOTAS:
@@ -86,12 +89,12 @@ def _narrow_matmul(ev: Evaluator, frame: Frame, op: Operation, result: ArrayV) -
     if any(a is None or a.shape is None or not 2 <= len(a.shape) <= 3 or a.dtype is None or is_unsigned(a.dtype)
            for a in arrays):
         return
-    wide = "int32" if is_integer(dtype) else "float32"
+    wide = INT32 if is_integer(dtype) else FLOAT32
     message = (f"'tpu.matmul' op Expected matmul acc to be 32-bit: this product is {short(dtype)} "
-               f"{_described(op)} Accumulate in {wide} (`preferred_element_type=jnp.{wide}`) and cast the "
-               "result where a narrow value is wanted.")
-    fix = _fix(ev, frame, op, wide)
-    add_once(ev, ContractFinding("PAL404", op.at, message, (), (fix,) if fix is not None else ()))
+               f"{_described(op)} Accumulate in {wide.name} (`preferred_element_type=jnp.{wide.name}`) and cast "
+               "the result where a narrow value is wanted.")
+    add_once(ev, ContractFinding("PAL404", op.at, message, (),
+                                 accumulator_fixes(ev, frame, op.at, op.keywords, dtype, wide)))
 
 
 def _float_iota(ev: Evaluator, op: Operation, result: ArrayV) -> None:
@@ -120,34 +123,3 @@ def _matmul_operands(op: Operation) -> list[ArrayV | None] | None:
     inputs, output = spec.replace(" ", "").split("->")
     a, b = inputs.split(",")
     return [o.array for o in op.operands[1:]] if set(a) & set(b) - set(output) else None
-
-
-def _fix(ev: Evaluator, frame: Frame, op: Operation, wide: str) -> ContractSuggestion | None:
-    """`preferred_element_type=jnp.<wide>` added to the call (a choice: the result's dtype
-    changes); `a @ b` becomes `jnp.matmul(a, b, ...)`."""
-    if "preferred_element_type" in op.keywords:
-        return None
-    jnp = _numpy_alias(ev, frame)
-    node = op.at.node
-    if jnp is None:
-        return None
-    title = f"Accumulate in {wide}: preferred_element_type=jnp.{wide}"
-    if isinstance(node, ast.BinOp):
-        left, right = (op.at.block.segment(n) for n in (node.left, node.right))
-        text_ = f"{jnp}.matmul({left}, {right}, preferred_element_type={jnp}.{wide})"
-        return ContractSuggestion(title, (Edit(op.at, text_),))
-    if not isinstance(node, ast.Call) or not (node.args or node.keywords):
-        return None
-    ends = [(n.end_lineno or 0, n.end_col_offset or 0, n) for n in node.args] + \
-        [(k.end_lineno or 0, k.end_col_offset or 0, k) for k in node.keywords]
-    last = max(ends, key=lambda e: e[:2])[2]
-    at = Loc(op.at.block, last, op.at.path)
-    return ContractSuggestion(title, (Edit(at, f", preferred_element_type={jnp}.{wide}", insert_after=True),))
-
-
-def _numpy_alias(ev: Evaluator, frame: Frame) -> str | None:
-    """The name the code binds to `jax.numpy` (`jnp` by convention)."""
-    value = ev.lookup("jnp", frame)
-    return "jnp" if isinstance(value, Api) and value.qname == "jax.numpy" else None
-
-

@@ -53,6 +53,7 @@ class ArrayRef(DomainValue):
     (`x_ref[...]`); where an array goes, JAX rejects it (PAL410)."""
 
     __slots__ = ()
+    dtype: str | None   # the dtype's name ("float32") where static
     view = False   # a view (`x_ref.at[...]`): JAX's `TransformedRef`, of other words
 
     def described(self) -> str:

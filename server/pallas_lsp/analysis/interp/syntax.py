@@ -35,6 +35,26 @@ def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[
     return cached
 
 
+def parents(tree: ast.AST) -> dict[ast.AST, tuple[ast.AST, str]]:
+    """Each node's parent and the field it is in (a `match` case or a `try` handler
+    counts as a field of its own), memoised per tree."""
+    cached = CACHES.parents.get(tree)
+    if cached is None:
+        cached = CACHES.parents[tree] = _parents(tree)
+    return cached
+
+
+def _parents(tree: ast.AST) -> dict[ast.AST, tuple[ast.AST, str]]:
+    out: dict[ast.AST, tuple[ast.AST, str]] = {}
+    for node in ast.walk(tree):
+        for name, value in ast.iter_fields(node):
+            items = value if isinstance(value, list) else [value]
+            for k, child in enumerate(items):
+                if isinstance(child, ast.AST):
+                    out[child] = (node, f"{name}[{k}]" if isinstance(child, (ast.match_case, ast.ExceptHandler))
+                                  else name)
+    return out
+
 
 # Statements and expressions after which a generator may or may not yield what follows.
 _BRANCHING = (ast.If, ast.While, ast.Try, ast.Match, ast.Break, ast.Continue, ast.Return, ast.Raise, ast.IfExp,

@@ -24,6 +24,7 @@ from typing import Any
 from ..caches import CACHES
 from ..index_choice import at_base, index_elts, is_at
 from ..interp.frame import Binding
+from ..interp.syntax import parents as syntax_parents
 from ..values import UNKNOWN, Loc, SliceV
 from .sems import Sem
 
@@ -227,9 +228,7 @@ def _exclusive(a: ast.AST, b: ast.AST, tree: Any) -> bool:
     expression (or cannot be placed: then they are treated as such)."""
     if tree is None:
         return True
-    parents = CACHES.parents.get(tree)
-    if parents is None:
-        parents = CACHES.parents[tree] = _parents(tree)
+    parents = syntax_parents(tree)
     path_a, path_b = _path(parents, a, tree), _path(parents, b, tree)
     if path_a is None or path_b is None:
         return True
@@ -255,20 +254,6 @@ def _apart(node: ast.AST, field_a: str, field_b: str) -> bool:
     if isinstance(node, (ast.Try, *_TRY_STAR)):
         return any(f.startswith("handlers[") for f in fields) and "finalbody" not in fields
     return False
-
-
-def _parents(tree: ast.AST) -> dict[ast.AST, tuple[ast.AST, str]]:
-    """Each node's parent and the field it is in (a `match` case or a `try` handler
-    counts as a field of its own)."""
-    out: dict[ast.AST, tuple[ast.AST, str]] = {}
-    for node in ast.walk(tree):
-        for name, value in ast.iter_fields(node):
-            items = value if isinstance(value, list) else [value]
-            for k, child in enumerate(items):
-                if isinstance(child, ast.AST):
-                    out[child] = (node, f"{name}[{k}]" if isinstance(child, (ast.match_case, ast.ExceptHandler))
-                                  else name)
-    return out
 
 
 def _path(parents: dict, target: ast.AST, tree: ast.AST) -> list[tuple[ast.AST, str]] | None:
