@@ -114,6 +114,7 @@ async def serve_messages(reader, protocol, stop_event: threading.Event) -> int |
 
 
 async def _serve_stdio(server, stdin, stdout) -> int | None:
+    reader: asyncio.StreamReader | StdinAsyncReader
     if pipe_capable(stdin):
         reader = asyncio.StreamReader()
         loop = asyncio.get_running_loop()
