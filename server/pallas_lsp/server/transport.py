@@ -113,14 +113,18 @@ async def serve_messages(reader, protocol, stop_event: threading.Event) -> int |
     return None
 
 
+async def _stdin_reader(server, stdin) -> asyncio.StreamReader | StdinAsyncReader:
+    """Read on the event loop where stdin is a pipe; a file or a tty through a thread."""
+    if not pipe_capable(stdin):
+        return StdinAsyncReader(stdin, server.thread_pool)
+    reader = asyncio.StreamReader()
+    loop = asyncio.get_running_loop()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    return reader
+
+
 async def _serve_stdio(server, stdin, stdout) -> int | None:
-    reader: asyncio.StreamReader | StdinAsyncReader
-    if pipe_capable(stdin):
-        reader = asyncio.StreamReader()
-        loop = asyncio.get_running_loop()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-    else:   # a file or a tty: read through a thread
-        reader = StdinAsyncReader(stdin, server.thread_pool)
+    reader = await _stdin_reader(server, stdin)
     server.protocol.set_writer(StdoutWriter(stdout))
     return await serve_messages(reader, server.protocol, server._stop_event)
 
