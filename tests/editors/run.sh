@@ -53,7 +53,7 @@ phase() {  # phase NAME: ends the previous phase (printing its time) and starts 
 # --- installs -------------------------------------------------------------------------------------
 SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO="sudo"
-APT_UPDATED="" APT_READY=""
+APT_UPDATED=""
 APT_ENV=() APT_OPTS=()
 MACHINE_NEEDS="root or sudo, network access to the Debian mirrors, and a world-writable /tmp (chmod 1777 /tmp)"
 
@@ -66,7 +66,6 @@ as_apt_user() {  # as_apt_user CMD...: run CMD as apt's sandbox user
 # temporary file /tmp/apt.conf..."). Give apt a temp folder _apt can write, or, if there is none,
 # run the helpers as root.
 apt_sandbox() {
-  APT_READY=1
   id _apt >/dev/null 2>&1 || return 0   # no sandbox user: apt's helpers run as root
   local d
   for d in "${TMPDIR:-}" /tmp /var/tmp /dev/shm; do
@@ -80,8 +79,7 @@ apt_sandbox() {
   APT_OPTS=(-o APT::Sandbox::User=root)
 }
 
-apt_get() {  # apt_get ARGS...: apt-get as root, with the sandbox's temp folder settled
-  [[ -n $APT_READY ]] || apt_sandbox
+apt_get() {  # apt_get ARGS...: apt-get as root, with the sandbox's temp folder (apt_sandbox)
   $SUDO env DEBIAN_FRONTEND=noninteractive "${APT_ENV[@]}" apt-get "${APT_OPTS[@]}" "$@"
 }
 
@@ -95,6 +93,7 @@ apt_install() {  # apt_install PKG...: installs the Debian packages that are mis
   command -v apt-get >/dev/null || die "need the Debian packages ${missing[*]} and there is no apt-get here: install them beforehand"
   [[ -z $SUDO ]] || command -v sudo >/dev/null || die "need the Debian packages ${missing[*]}: $needs"
   if [[ -z $APT_UPDATED ]]; then
+    apt_sandbox
     apt_get update -q >"$OUT/apt.log" 2>&1 ||
       { cat "$OUT/apt.log"; die "apt-get update failed (log above); need the Debian packages ${missing[*]}: $needs"; }
     # it exits 0 when it could not fetch or verify an index: say so, in case the install then fails
