@@ -15,7 +15,8 @@
 #
 # Environment:
 #   PALLAS_EDITORS_CACHE   cache folder (installs, venv)             default ~/.cache/pallas-lsp-editors
-#   PALLAS_PYTHON          a Python that already has pallas_lsp installed: skips the venv
+#   PALLAS_PYTHON          a Python with pallas_lsp's dependencies: no install; the server is this
+#                          checkout's, run on that Python's packages (PYTHONPATH counts for it alone)
 #   PALLAS_EDITORS_OUT     where run folders (logs, screenshots) go   default: a fresh mktemp folder
 #   PALLAS_SCREENSHOTS     copy the VS Code screenshots here (e.g. docs/screenshots)
 #   PALLAS_VSIX            install this .vsix instead of building vscode-client/
@@ -25,7 +26,8 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 CACHE=${PALLAS_EDITORS_CACHE:-$HOME/.cache/pallas-lsp-editors}
-OUT=${PALLAS_EDITORS_OUT:-$(mktemp -d -t pallas-editors.XXXXXX)}
+OUT=${PALLAS_EDITORS_OUT:-$(mktemp -d -t pallas-editors.XXXXXX)} ||
+  { echo "cannot make a run folder in ${TMPDIR:-/tmp}: set PALLAS_EDITORS_OUT to a writable folder" >&2; exit 2; }
 CODE_SERVER_VERSION=4.139.1
 PLAYWRIGHT_VERSION=1.65.1
 NODE_MAJOR=24
@@ -52,44 +54,65 @@ phase() {  # phase NAME: ends the previous phase (printing its time) and starts 
 SUDO=""
 [[ $(id -u) -ne 0 ]] && SUDO="sudo"
 APT_UPDATED=""
+APT_ENV=() APT_OPTS=()
+MACHINE_NEEDS="root or sudo, network access to the Debian mirrors, and a world-writable /tmp (chmod 1777 /tmp)"
+
+as_apt_user() {  # as_apt_user CMD...: run CMD as apt's sandbox user
+  if [[ -z $SUDO ]]; then runuser -u _apt -- "$@"; else sudo -u _apt "$@"; fi
+}
+
+# apt runs its download and signature helpers as the sandbox user _apt, with their temporary files
+# in $TMPDIR or /tmp: where _apt cannot write there, `apt-get update` fails ("Couldn't create
+# temporary file /tmp/apt.conf..."). Give apt a temp folder _apt can write, or, if there is none,
+# run the helpers as root.
+apt_sandbox() {
+  id _apt >/dev/null 2>&1 || return 0   # no sandbox user: apt's helpers run as root
+  local d
+  for d in "${TMPDIR:-}" /tmp /var/tmp /dev/shm; do
+    if [[ -n $d ]] && as_apt_user test -d "$d" -a -w "$d" -a -x "$d" 2>/dev/null; then
+      APT_ENV=("TMPDIR=$d")
+      [[ $d != "${TMPDIR:-/tmp}" ]] && log "apt: the _apt user cannot write ${TMPDIR:-/tmp}; its temporary files go to $d"
+      return 0
+    fi
+  done
+  log "apt: no temporary folder the _apt user can write (/tmp should be world-writable: chmod 1777 /tmp); running apt's helpers as root"
+  APT_OPTS=(-o APT::Sandbox::User=root)
+}
+
+apt_get() {  # apt_get ARGS...: apt-get as root, with the sandbox's temp folder (apt_sandbox)
+  $SUDO env DEBIAN_FRONTEND=noninteractive "${APT_ENV[@]}" apt-get "${APT_OPTS[@]}" "$@"
+}
+
 apt_install() {  # apt_install PKG...: installs the Debian packages that are missing
   local missing=()
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
   done
   [[ ${#missing[@]} -eq 0 ]] && return 0
-  command -v apt-get >/dev/null || die "need Debian packages ${missing[*]} (no apt-get here)"
+  local needs="install them beforehand (apt-get install ${missing[*]}), or give this script $MACHINE_NEEDS"
+  command -v apt-get >/dev/null || die "need the Debian packages ${missing[*]} and there is no apt-get here: install them beforehand"
+  [[ -z $SUDO ]] || command -v sudo >/dev/null || die "need the Debian packages ${missing[*]}: $needs"
   if [[ -z $APT_UPDATED ]]; then
-    apt_get update -q >"$OUT/apt.log" 2>&1 || { cat "$OUT/apt.log"; apt_hint; die "apt-get update failed"; }
+    apt_sandbox
+    apt_get update -q >"$OUT/apt.log" 2>&1 ||
+      { cat "$OUT/apt.log"; die "apt-get update failed (log above); need the Debian packages ${missing[*]}: $needs"; }
+    # it exits 0 when it could not fetch or verify an index: say so, in case the install then fails
+    grep -E "^(W|E): " "$OUT/apt.log" | sed 's/^/apt-get update: /'
     APT_UPDATED=1
   fi
   log "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt_get install -y -q --no-install-recommends "${missing[@]}" \
-    >>"$OUT/apt.log" 2>&1 || { tail -30 "$OUT/apt.log"; apt_hint; die "apt-get install ${missing[*]} failed"; }
+  apt_get install -y -q --no-install-recommends "${missing[@]}" >>"$OUT/apt.log" 2>&1 ||
+    { tail -30 "$OUT/apt.log"; die "apt-get install ${missing[*]} failed (log above): $needs"; }
 }
 
-# apt's helpers (gpgv, the downloads) run as the sandbox user `_apt` and write their temporary
-# files to TMPDIR: where /tmp is not world-writable they fail ("Couldn't create temporary file
-# /tmp/apt.conf..."). They get a folder of their own that `_apt` can write.
-APT_TMP=""
-apt_get() {
-  if [[ -z $APT_TMP ]]; then
-    APT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pallas-apt.XXXXXX") && chmod 1777 "$APT_TMP" \
-      || die "cannot make a temporary folder for apt under ${TMPDIR:-/tmp}"
-    trap 'rm -rf "$APT_TMP"' EXIT
-  fi
-  $SUDO env TMPDIR="$APT_TMP" DEBIAN_FRONTEND="${DEBIAN_FRONTEND:-}" apt-get "$@"
-}
-apt_hint() {
-  grep -q "Couldn't create temporary file" "$OUT/apt.log" && log "apt's sandbox user _apt cannot" \
-    "write to $APT_TMP: give it a TMPDIR whose every parent it can enter (or chmod 1777 /tmp)"
-  return 0
-}
-
-# The Python that runs the server: $PALLAS_PYTHON, else a cached venv with this checkout installed.
+# The Python that runs the server: this checkout's server on the packages of $PALLAS_PYTHON, else a
+# cached venv with this checkout installed. PYTHONPATH is not passed on to the editors: it would
+# reach every Python they start (the VS Code test's Python without pallas_lsp included).
 setup_python() {
+  local ambient=${PYTHONPATH:-}
+  unset PYTHONPATH
   if [[ -n ${PALLAS_PYTHON:-} ]]; then
-    PY=$PALLAS_PYTHON
+    PY=$(checkout_env "$OUT/python" "$PALLAS_PYTHON" "$ambient") || die "making a venv over $PALLAS_PYTHON failed"
   else
     local venv=$CACHE/venv
     if [[ ! -x $venv/bin/python ]]; then
@@ -107,9 +130,24 @@ setup_python() {
       { cat "$OUT/pip.log"; die "pip install $REPO failed"; }
     PY=$venv/bin/python
   fi
-  "$PY" -c "import pallas_lsp" 2>/dev/null || die "pallas_lsp is not importable with $PY"
+  local found
+  found=$("$PY" -c "import pallas_lsp, os; print(os.path.dirname(pallas_lsp.__file__))" 2>/dev/null) ||
+    die "pallas_lsp is not importable with $PY"
+  [[ -z ${PALLAS_PYTHON:-} || $found == "$REPO/server/pallas_lsp" ]] ||
+    die "$PY imports pallas_lsp from $found, not from this checkout ($REPO/server)"
   SERVER_CMD=${PALLAS_SERVER_CMD:-$PY -m pallas_lsp}
-  log "server: $SERVER_CMD (pallas_lsp $("$PY" -c 'import pallas_lsp; print(pallas_lsp.__version__)'))"
+  log "server: $SERVER_CMD (pallas_lsp $("$PY" -c 'import pallas_lsp; print(pallas_lsp.__version__)') from $found)"
+}
+
+# A venv over BASE whose path is this checkout's server/ first, then what BASE sees with PYTHONPATH
+# set to AMBIENT; prints its python.
+checkout_env() {  # checkout_env DIR BASE AMBIENT
+  rm -rf "$1" && "$2" -m venv --without-pip "$1" >/dev/null || return 1
+  local site
+  site=$("$1/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || return 1
+  { echo "$REPO/server"
+    PYTHONPATH=$3 "$2" -c 'import sys; print("\n".join(p for p in sys.path if p))'; } >"$site/pallas-lsp-checkout.pth" &&
+    echo "$1/bin/python"
 }
 
 # A fresh copy of the fixture workspace, so that edits and saves never touch the repository.

@@ -4,6 +4,8 @@ Used by test_robustness.py to check that a crash inside the analysis is logged a
 server carries on.
 """
 
+import sys
+
 from pallas_lsp.analysis import engine
 from pallas_lsp.server.main import run_server
 
@@ -19,4 +21,4 @@ def _crashing(self, source, cancelled=None):
 engine.ModuleAnalyzer.analyze = _crashing
 
 if __name__ == "__main__":
-    run_server()
+    sys.exit(run_server())

@@ -39,8 +39,8 @@ class ClientLogHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         loop = self.loop
-        if loop is None or loop.is_closed():
-            return
+        if loop is None or loop.is_closed() or self.server.protocol.writer is None:
+            return   # not started, or gone after `exit`
         try:
             kind = next(t for level, t in _TYPES if record.levelno >= level)
             params = types.LogMessageParams(type=kind, message=self.format(record))

@@ -371,13 +371,12 @@ def did_change_watched_files(ls: PallasLanguageServer,
 
 
 def run_server(tcp: str | None = None, log_file: str | None = None, verbose: int = 0) -> int:
-    """Serve LSP over stdio, or over TCP when `tcp` is "HOST:PORT"; returns the exit status."""
+    """Serve LSP over stdio, or over TCP when `tcp` is "HOST:PORT"; returns the exit
+    status (1 after an `exit` without `shutdown`, as the LSP asks)."""
     address = _tcp_address(tcp) if tcp else None
     server.file_log_level = logs.configure(log_file, verbose)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    if address is not None:
-        return transport.serve_tcp(server, *address)
-    return transport.serve_stdio(server)
+    return transport.serve(server, address)
 
 
 def _tcp_address(tcp: str) -> tuple[str, int]:

@@ -7,6 +7,10 @@
   change is applied here with two string slices instead, the line found by walking from
   the previous change's line, columns converted with pygls' position codec; text with
   `\r` goes through pygls unchanged.
+- Messages come structured from `structure_message` (the reading loop of `transport`
+  has checked them with `jsonrpc.parse`): params that do not fit the method's type are an
+  invalid-params error (-32602) of one line, not a logged traceback; a request after
+  `shutdown` is answered with an invalid-request error, as the LSP asks.
 """
 
 from __future__ import annotations
@@ -15,10 +19,18 @@ import logging
 from typing import Any
 from urllib.parse import unquote
 
+import cattrs
 from lsprotocol import types
-from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, lsp_method
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    LanguageServerProtocol,
+    lsp_method,
+)
 
 from .diagnostics import PositionConverter
+from .jsonrpc import INVALID_PARAMS, INVALID_REQUEST, BadMessage
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +93,41 @@ class PallasProtocol(LanguageServerProtocol):
         if method == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
             return JsonRPCNotification
         return super().get_message_type(method)
+
+    def structure_message(self, data: dict[str, Any]):
+        """The typed message of a checked JSON-RPC message (`jsonrpc.parse`).  Raises
+        `BadMessage` for params that do not fit a request's or notification's type; a
+        response that does not fit fails the request that awaits it."""
+        if "method" in data:
+            fallback = JsonRPCRequestMessage if "id" in data else JsonRPCNotification
+            kind = self.get_message_type(data["method"]) or fallback
+        elif "error" in data:
+            kind = types.ResponseErrorMessage
+        else:
+            kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+        try:
+            return self._converter.structure(data, kind)
+        except Exception as e:  # noqa: BLE001 - cattrs raises many kinds; all mean "does not fit"
+            reason = "; ".join(cattrs.transform_error(e)) if isinstance(
+                e, cattrs.ClassValidationError) else str(e)
+            if "method" in data:
+                raise BadMessage(INVALID_PARAMS, f"Invalid params for {data['method']}: {reason}",
+                                 data.get("id"), answered="id" in data) from None
+            log.warning("a response to request %r does not fit its type: %s", data["id"], reason)
+            return types.ResponseErrorMessage(id=data["id"], error=types.ResponseError(
+                code=INVALID_PARAMS, message=f"the client's response does not fit: {reason}"))
+
+    def handle_message(self, message) -> None:
+        if self._shutdown and getattr(message, "method", types.EXIT) != types.EXIT \
+                and getattr(message, "id", None) is not None:
+            self.reply_error(BadMessage(INVALID_REQUEST, "Invalid Request: the server is "
+                                        f"shut down ({message.method})", message.id))
+            return
+        super().handle_message(message)
+
+    def reply_error(self, bad: BadMessage) -> None:
+        """Answer a message the server refuses (with `id` null when it has none)."""
+        self._send_data(bad.response())
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
