@@ -74,7 +74,7 @@ JAX_WORDS = (
     ("PAL202", r"requires that rank 1 block shapes"),
     # the kernel (PAL101) or an index map (PAL102) called with the wrong number of arguments
     ("PAL101/2", (r"[\w.<>]+\(\) (missing \d+ required positional arguments?: "
-                  r"|takes \d+ positional arguments? but \d+ (was|were) given)")),
+                  r"|takes \d+ positional arguments? but \d+ (positional arguments? \(and [^)]*\) )?(was|were) given)")),
 )
 ENTRY_SHIM = "\n\ndef jax_check():  # added by contract_mutants: run the module's own entry\n    {entry}()\n"
 
