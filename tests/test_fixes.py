@@ -512,6 +512,10 @@ def test_a_dma_semaphore_a_copy_signals_is_waited_by_the_descriptor_not_redeclar
     text = WRITEBACK.format(decl="pltpu.SemaphoreType.DMA")
     (choice,) = _choices(text, "PAL301")
     assert choice.title == "Wait with the copy's descriptor: `copy.wait()`" and not choice.safe
+    from pallas_lsp.analysis.engine import analyze_source
+
+    (finding,) = [f for f in analyze_source(text) if f.code == "PAL301"]
+    assert finding.message.endswith("a copy here signals this one, so wait with that copy's descriptor.")
     fixed = apply_edits(text, choice.edits)
     assert "    copy.start()\n    copy.wait()\n" in fixed
     from pallas_lsp.analysis.engine import analyze_source

@@ -15,6 +15,8 @@ from ..values import Loc
 from .protocol import Event, Protocol
 from .sems import Sem
 
+_REDECLARE = ", or declare a REGULAR semaphore for this."
+_COPY_SIGNALS = ": a copy here signals this one, so wait with that copy's descriptor."
 _DECLARED_AS = {"DMA": "a DMA semaphore", "REGULAR": "a REGULAR semaphore", "BARRIER": "a BARRIER semaphore"}
 
 
@@ -43,8 +45,7 @@ def check_kind(ctx: Context, value: Any, kinds: frozenset[str] | None, verb: str
         tail = "; wait on it with `pl.semaphore_wait`, or give the DMA a DMA semaphore."
     else:
         head = f"Must {verb} semaphores of the following types: {', '.join(sorted(kinds))}"
-        tail = ("; a DMA semaphore is signalled by its DMA and waited by the descriptor's `.wait()`, "
-                "or declare a REGULAR semaphore for this.")
+        tail = f"; a DMA semaphore is signalled by its DMA and waited by the descriptor's `.wait()`{_REDECLARE}"
     wanted = "DMA" if "DMA" in kinds else "REGULAR"
     finding = ContractFinding("PAL301", at, f"{head} — {what}{tail}", notes, _retype(value, wanted))
     ctx.rule_findings.append(finding)
@@ -67,6 +68,8 @@ def settle_kind_choices(protocol: Protocol) -> None:
             continue
         starts = [at for (event, _), locs in ledger.events.items() if event is Event.DMA_START for at in locs]
         mismatch.finding.suggestions = _descriptor_wait(mismatch.call, starts) if mismatch.wanted == "REGULAR" else ()
+        if mismatch.wanted == "REGULAR" and starts:   # redeclaring it would break the copy that signals it
+            mismatch.finding.message = mismatch.finding.message.replace(_REDECLARE, _COPY_SIGNALS)
 
 
 def _descriptor_wait(call: Loc | None, starts: list[Loc]) -> tuple[ContractSuggestion, ...]:
