@@ -105,9 +105,26 @@ def main(argv: list[str] | None = None) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             return 1
+    sys.modules.setdefault("ssl", None)  # type: ignore[arg-type]  # no TLS: asyncio need not load OpenSSL (4.5 MB)
     from .server.main import run_server
 
-    return run_server(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose)
+    _leave(run_server(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose))
+    return 1   # not reached
+
+
+def _leave(status: int) -> None:
+    """End the server process at once, its output flushed: the interpreter's own teardown
+    of a large analysis (millions of objects freed one by one) would take up to half a
+    second and more memory than the server ever used while serving."""
+    import logging
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -178,14 +178,32 @@ class _Node:
         self.me = self
 
 
-def test_frozen_garbage_survives_collections_until_reclaimed():
+def test_a_small_runs_cyclic_garbage_is_collected_before_freezing():
+    """After a keystroke's run, the collection before the freeze scans only what the run
+    made (the objects frozen before are skipped), so its cyclic garbage is freed."""
     import gc
     import weakref
 
-    from pallas_lsp.memory import frozen_after, reclaim
+    from pallas_lsp.memory import frozen_after
 
-    assert gc.isenabled()
     with frozen_after():
+        node = _Node()
+        alive = weakref.ref(node)
+        del node
+    assert gc.isenabled() and alive() is None
+    gc.unfreeze()
+
+
+def test_a_large_runs_garbage_is_frozen_until_reclaimed(monkeypatch):
+    """After a first analysis (more objects than a cheap scan allows), what it left is
+    frozen as it is: the collections after it skip it, `reclaim` gives it back."""
+    import gc
+    import weakref
+
+    from pallas_lsp import memory
+
+    monkeypatch.setattr(memory, "YOUNG_SCAN_LIMIT", -1)   # as after two million new objects
+    with memory.frozen_after():
         assert not gc.isenabled()
         node = _Node()
         alive = weakref.ref(node)
@@ -193,7 +211,7 @@ def test_frozen_garbage_survives_collections_until_reclaimed():
     assert gc.isenabled() and gc.get_freeze_count() > 0
     gc.collect()
     assert alive() is not None    # frozen: the collections after an analysis skip it
-    reclaim()
+    memory.reclaim()
     assert alive() is None        # given back (when a document is closed)
     gc.unfreeze()
 

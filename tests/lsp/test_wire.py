@@ -203,6 +203,14 @@ def test_a_request_after_shutdown_is_an_invalid_request(stdio):
     assert stdio.exit_status() == 0
 
 
+def test_null_params_are_no_params(stdio):
+    """Clients send `"params": null` with shutdown and exit: a clean end, exit status 0."""
+    stdio.send(frame(b'{"jsonrpc": "2.0", "id": 8, "method": "shutdown", "params": null}'))
+    assert stdio.response(8)["result"] is None
+    stdio.send(frame(b'{"jsonrpc": "2.0", "method": "exit", "params": null}'))
+    assert stdio.exit_status() == 0
+
+
 @pytest.mark.parametrize(("ending", "status"), [
     ([message(method="exit")], 1),
     ([message(id=2, method="shutdown"), message(method="exit")], 0),

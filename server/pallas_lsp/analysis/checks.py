@@ -262,7 +262,7 @@ def to_finding(raw: RawFinding) -> Finding:
     if raw.at.path is None and raw.at is not raw.call:   # an expression to index or guard
         stmt = raw.stmt or raw.at
         stmt_line = stmt.block.start + stmt.node.lineno - 1
-        line_text = stmt.block.lines[stmt.node.lineno - 1] if stmt.node.lineno - 1 < len(stmt.block.lines) else ""
+        line_text = stmt.block.line(stmt.node.lineno - 1)
         indent = line_text[: len(line_text) - len(line_text.lstrip())]
         scalar_decl = scalar_text = None
         if sem.scalar_decl and not raw.decl_indexed and sem.scalar_decl[0] is not None and sem.scalar_decl[0].path is None and sem.scalar_decl[1]:

@@ -58,7 +58,7 @@ DOMAINS: tuple[Domain, ...] = (ArrayDomain(), PallasDomain())
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EntryResult:
     """What running one entry gave: its raw findings, the global names it read (with the
     block each resolved to; `@module` keys: another module's version), the semaphores it
@@ -411,7 +411,7 @@ class _DocumentLines:
 
     def __len__(self):
         b = self._blocks[-1] if self._blocks else None
-        return b.start + len(b.lines) if b else 0
+        return b.start + b.line_count if b else 0
 
     def __getitem__(self, line):
         if line < 0:
@@ -419,10 +419,10 @@ class _DocumentLines:
         i = bisect.bisect_right(self._starts, line) - 1
         if i < 0:
             raise IndexError(line)
-        lines = self._blocks[i].lines
-        if line - self._blocks[i].start >= len(lines):
+        block = self._blocks[i]
+        if line - block.start >= block.line_count:
             raise IndexError(line)
-        return lines[line - self._blocks[i].start]
+        return block.line(line - block.start)
 
 
 def analyze_source(source: str, path: str | None = None, workspace=None,

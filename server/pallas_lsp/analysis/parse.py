@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+from array import array
 import re
 import warnings
 from typing import Any
@@ -33,7 +34,7 @@ _CONTINUATION = re.compile(r"(?:else|elif|except|finally|case)\b")
 class Block:
     """One top-level statement: its text, where it starts, its (lazily parsed) tree."""
 
-    __slots__ = ("__weakref__", "_lines", "_tree", "index", "offset", "start", "text")
+    __slots__ = ("__weakref__", "_starts", "_tree", "index", "offset", "start", "text")
 
     def __init__(self, text: str, start: int, offset: int):
         self.text = text
@@ -41,7 +42,7 @@ class Block:
         self.offset = offset    # character offset of the block in the document
         self.index = 0          # position in the module
         self._tree: ast.Module | None | bool = False
-        self._lines: list[str] | None = None
+        self._starts: array | None = None   # offsets of its lines (compact: kept for every block)
 
     @property
     def key(self):
@@ -56,32 +57,47 @@ class Block:
         return self._tree if isinstance(self._tree, ast.Module) else None
 
     @property
-    def lines(self) -> list[str]:
-        lines = self._lines
-        if lines is None:
-            lines = self._lines = self.text.split("\n")
-        return lines
+    def line_count(self) -> int:
+        return len(self._line_starts())
+
+    def line(self, i: int) -> str:
+        """The block's line `i` (0-based) without its newline; "" past the end."""
+        starts = self._line_starts()
+        if i >= len(starts):
+            return ""
+        end = starts[i + 1] - 1 if i + 1 < len(starts) else len(self.text)
+        return self.text[starts[i]:end]
+
+    def _line_starts(self) -> array:
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = array("I", [0])
+            find, text = self.text.find, self.text
+            at = find("\n")
+            while at >= 0:
+                starts.append(at + 1)
+                at = find("\n", at + 1)
+        return starts
 
     def col(self, rel_line: int, byte_col: int) -> int:
         """Convert an `ast` byte column on block line `rel_line` (0-based) to code points."""
-        lines = self.lines
-        if rel_line >= len(lines):
+        if rel_line >= self.line_count:
             return byte_col
-        line = lines[rel_line]
+        line = self.line(rel_line)
         if line.isascii():
             return byte_col
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
     def segment(self, node: Any) -> str:
         """The source text of `node` (which belongs to this block)."""
-        lines = self.lines
+        line = self.line
         l0, l1 = node.lineno - 1, node.end_lineno - 1
         if l0 == l1:
-            b = lines[l0].encode("utf-8")
+            b = line(l0).encode("utf-8")
             return b[node.col_offset:node.end_col_offset].decode("utf-8", "replace")
-        parts = [lines[l0].encode("utf-8")[node.col_offset:].decode("utf-8", "replace")]
-        parts += lines[l0 + 1:l1]
-        parts.append(lines[l1].encode("utf-8")[:node.end_col_offset].decode("utf-8", "replace"))
+        parts = [line(l0).encode("utf-8")[node.col_offset:].decode("utf-8", "replace")]
+        parts += [line(i) for i in range(l0 + 1, l1)]
+        parts.append(line(l1).encode("utf-8")[:node.end_col_offset].decode("utf-8", "replace"))
         return "\n".join(parts)
 
     def __repr__(self):

@@ -26,7 +26,7 @@ def header_span(loc: Loc) -> Span:
         return loc_span(loc)
     b = loc.block
     l0 = node.lineno - 1
-    line = b.lines[l0] if l0 < len(b.lines) else ""
+    line = b.line(l0)
     start = line.find(f"def {node.name}")
     if start < 0:
         return loc_span(loc)

@@ -63,7 +63,7 @@ class DomainValue:
         return id(self)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Loc:
     """An AST node in a block (of this module, or of another file when `path` is set)."""
 

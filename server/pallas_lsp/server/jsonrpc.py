@@ -3,7 +3,8 @@
 A body that is not JSON is a parse error (-32700); JSON that is not a JSON-RPC 2.0 message
 (not an object, `"jsonrpc"` not "2.0", no `method` and not a response, a `method` or `id`
 of the wrong type, `params` neither an object nor an array) is an invalid request
-(-32600).  Both are answered with `id` null unless the message has a valid id.  Params
+(-32600); `"params": null`, which many clients send with `shutdown` and `exit`, counts as
+no params.  Both are answered with `id` null unless the message has a valid id.  Params
 that do not fit the method's type (-32602) are found where the message is structured
 (`protocol.PallasProtocol.structure_message`).
 """
@@ -72,6 +73,8 @@ def parse(body: bytes) -> dict:
         raise BadMessage(PARSE_ERROR, f"Parse error: {e}") from None
     if not isinstance(data, dict):
         raise BadMessage(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
+    if "method" in data and "params" in data and data["params"] is None:
+        del data["params"]
     problem = _problem(data)
     if problem is not None:
         raise _invalid(problem, data)

@@ -6,15 +6,29 @@ this; anything the code does not decide is None (and the rules stay silent)."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
-from ..interp.functions import signature_node
+from ..interp.functions import resolve_lazy, signature_node
 from ..pallas.registry import semaphore_member
 from ..pallas.sems import SemType
 from ..pallas.values import ArraySpecV, BlockSpecV, PallasCall
 from ..values import Api, Const, Func, Loc, Mapping, Partial, Seq, SeqTail, shape_text
+
+
+@dataclass(frozen=True, slots=True)
+class MapDef:
+    """An index map reduced to its definition (None: not a function of this module)."""
+
+    node: ast.AST | None
+    block: Any
+
+    @staticmethod
+    def of(value: Any) -> MapDef:
+        if isinstance(value, Func) and value.path is None:
+            return MapDef(value.node if value.node is not None else resolve_lazy(value), value.block)
+        return MapDef(None, None)
 
 
 class RefRole(Enum):
@@ -24,7 +38,7 @@ class RefRole(Enum):
     SCRATCH = "scratch"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ref:
     """One ref Pallas passes to the kernel."""
 
@@ -32,6 +46,15 @@ class Ref:
     index: int                 # 1-based within its role
     spec: Any = None           # the BlockSpecV (inputs / outputs) when known
     array: Any = None          # an ArraySpecV (output shapes, known operands) or a scratch type
+
+    def detached(self) -> Ref:
+        """This ref as kept after its entry has run (hover, inlay hints): an index map
+        becomes its `def` / `lambda` (`MapDef`), so no closure, frame or other tree stays
+        alive with it."""
+        spec = self.spec
+        if not isinstance(spec, BlockSpecV) or not isinstance(spec.index_map, (Func, Partial)):
+            return self
+        return replace(self, spec=replace(spec, index_map=MapDef.of(spec.index_map)))
 
     def describe(self) -> str:
         """`input 1: block (8, 128), index_map (i, j) -> (i, 0)`-like text for hover."""

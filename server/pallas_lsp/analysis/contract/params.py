@@ -15,7 +15,7 @@ from ..values import Loc, shape_text
 from .layout import Layout, Ref
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ParamBinding:
     """A kernel parameter and the ref Pallas passes to it (AST locations: they follow the
     blocks when lines are inserted above)."""
@@ -93,5 +93,5 @@ def parameter_bindings(layout: Layout) -> list[ParamBinding]:
         arg = by_name.get(name)
         if arg is None:
             continue
-        out.append(ParamBinding(name, Loc(sig.loc.block, arg), ref, layout.grid_rank))
+        out.append(ParamBinding(name, Loc(sig.loc.block, arg), ref.detached(), layout.grid_rank))
     return out

@@ -12,7 +12,7 @@ from ..interp.functions import resolve_lazy
 from ..pallas.values import ArraySpecV, BlockSpecV, CompilerParamsV
 from ..report import ContractFinding, ContractNote
 from ..values import Func, Loc, Mapping, Seq, shape_text
-from .layout import Layout, Ref, RefRole, leaves
+from .layout import Layout, MapDef, Ref, RefRole, leaves
 from .suggest import add_parameters, remove_parameters, semantics_fixes
 
 
@@ -106,6 +106,8 @@ def spec_leaves(value: Any, depth: int = 0) -> Iterator[BlockSpecV]:
 
 def index_map_def(spec: BlockSpecV) -> ast.AST | None:
     f = spec.index_map
+    if isinstance(f, MapDef):
+        return f.node
     if not isinstance(f, Func) or f.path is not None:
         return None
     return f.node if f.node is not None else resolve_lazy(f)

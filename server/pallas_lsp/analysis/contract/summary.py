@@ -122,7 +122,8 @@ def call_facts(layout: Layout) -> CallFacts | None:
         return None
     sig = layout.kernel
     return CallFacts(loc, call.invoker, sig.name if sig is not None else None,
-                     sig.params if sig is not None else (), layout.refs,
+                     sig.params if sig is not None else (),
+                     tuple(r.detached() for r in layout.refs) if layout.refs is not None else None,
                      call.scratch if isinstance(call.scratch, Mapping) else None, call.in_specs is None,
                      call.out_specs is None, _static_grid(call.grid), call.arg_locs.get("grid"),
                      _semantics(call.compiler_params), call.num_scalar_prefetch)

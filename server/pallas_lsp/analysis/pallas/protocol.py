@@ -208,7 +208,7 @@ def wait_after(start: Loc) -> tuple[ContractSuggestion, ...]:
     if start.path is not None or not isinstance(func, ast.Attribute) or func.attr != "start" \
             or not isinstance(func.value, ast.Name) or node.lineno != node.end_lineno:
         return ()
-    line = block.lines[node.lineno - 1] if node.lineno - 1 < len(block.lines) else ""
+    line = block.line(node.lineno - 1)
     raw = line.encode()
     rest = raw[node.end_col_offset:].decode(errors="replace").strip()
     if raw[:node.col_offset].strip() or (rest and not rest.startswith("#")):

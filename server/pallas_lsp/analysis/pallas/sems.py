@@ -16,7 +16,7 @@ from ..values import UNKNOWN, Api, Const, DomainValue, Instance, Loc, Mapping, S
 from .registry import semaphore_member
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class SemType(DomainValue):
     """A semaphore *declaration* (`SemaphoreType.DMA((2,))`, bare `SemaphoreType.DMA`, ...).
 
@@ -50,7 +50,7 @@ class Site:
     callee_node: Any = None  # the helper's def (is it also a kernel?)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Sem(DomainValue):
     """A semaphore ref (or a view of one)."""
 

@@ -15,7 +15,7 @@ from ..values import Choice, DomainValue, Func, Loc, Partial
 from .model import DescriptorMethod, Invoker
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class ArraySpecV(DomainValue):
     """`jax.ShapeDtypeStruct(shape, dtype)` or a memory space called with (shape, dtype)."""
 
@@ -25,7 +25,7 @@ class ArraySpecV(DomainValue):
     loc: Loc | None = None
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class BlockSpecV(DomainValue):
     """`pl.BlockSpec(block_shape, index_map, memory_space=...)`."""
 
