@@ -101,3 +101,28 @@ def test_scratch_imported_inside_the_function(tmp_path):
 
 # A name that only a star import provides (every `pallas_call` is then analysed) is tested
 # in test_workspace.py::test_import_forms_of_workspace_modules[star import].
+
+
+SCOPED_KERNEL = dedent('''
+
+
+    def kernel(x_hbm, o_ref, buf):
+        def body(sems):
+            pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()
+        pl.run_scoped(body, pltpu.SemaphoreType.DMA((2,)))
+''')
+
+
+def test_a_kernel_its_pallas_call_runs_is_not_run_again_on_its_own():
+    """The kernel makes semaphores (an entry of its own), but the `pallas_call` after it
+    runs it with its refs: no second run with unknown ones; when no entry runs it any
+    more, it is run on its own again, and its finding stays."""
+    text = HEADER + SCOPED_KERNEL + wrapper("[pltpu.VMEM((2, 8, 128), jnp.float32)]")
+    dma = text.split("\n").index("        pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()") + 1
+    analyzer = ModuleAnalyzer()
+    assert [(f.code, f.span.line + 1) for f in analyzer.analyze(text)] == [("PAL001", dma)]
+    assert analyzer.stats == {"blocks": 6, "entries_run": 5}    # imports, `run`; not `kernel`
+    unrun = text.replace("pl.pallas_call(kernel,", "pl.pallas_call(lambda *refs: None,")
+    assert [(f.code, f.span.line + 1) for f in analyzer.analyze(unrun)] == [("PAL001", dma)]
+    assert analyzer.stats == {"blocks": 6, "entries_run": 2}    # `run`, then `kernel` on its own
+    assert [(f.code, f.span.line + 1) for f in analyze_source(unrun)] == [("PAL001", dma)]

@@ -18,6 +18,7 @@ next run only does what is left.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import logging
 import re
@@ -69,7 +70,9 @@ class EntryResult:
     views: tuple = ()
     bindings: tuple = ()      # contract.params.ParamBinding: what kernel parameters receive
     calls: tuple = ()         # contract.summary.CallFacts: each pallas_call, for its hover
+    kernels: frozenset = frozenset()   # the defs its run gave refs to (pallas_call, pl.kernel)
     skipped: bool = False
+    invoked: bool = False     # a kernel another entry runs with its refs: not run on its own
 
     @property
     def reads_other_modules(self) -> bool:
@@ -77,6 +80,7 @@ class EntryResult:
 
 
 _SKIPPED = EntryResult(skipped=True)
+_INVOKED = EntryResult(invoked=True)
 
 
 @dataclass(frozen=True)
@@ -164,26 +168,39 @@ class ModuleAnalyzer:
                 todo.append(block)
             else:
                 entries[block] = cached
+        # Later blocks first: a kernel's `pallas_call` usually follows it, and a kernel
+        # another entry runs with its refs needs no run of its own with unknown ones.
         ran = 0
-        for block in todo:
-            if cancelled is not None and cancelled():
-                raise Cancelled
+        kernels = _kernels(entries)
+        for block in reversed(todo):
             if is_definition(block) and not in_closure(block, self.package, creators, self._broad)[0]:
                 # A function or class that creates no semaphore itself: run with
                 # unknown arguments it cannot find anything; the entries that give
                 # it semaphores analyse it.
                 entries[block] = _SKIPPED
+            elif _kernel_def(block) in kernels:
+                entries[block] = _INVOKED
             else:
-                try:
-                    entries[block] = self._run_entry(block, state)
-                except Interrupted:
-                    raise Cancelled from None
-                ran += 1
+                ran += self._run_into(entries, block, state, cancelled)
+                kernels |= entries[block].kernels
+        for block in blocks:   # no longer run by the entry that ran it: on its own, then
+            if entries[block].invoked and _kernel_def(block) not in kernels:
+                ran += self._run_into(entries, block, state, cancelled)
         if cancelled is not None and ran and cancelled():
             raise Cancelled
         raws = [raw for block in blocks for raw in entries[block].findings]
         self.stats = {"blocks": len(blocks), "entries_run": ran}
         return self._finish(raws)
+
+    def _run_into(self, entries: dict, block: Block, state: ModuleState, cancelled) -> int:
+        """Run one entry into `entries` (1: one entry run)."""
+        if cancelled is not None and cancelled():
+            raise Cancelled
+        try:
+            entries[block] = self._run_entry(block, state)
+        except Interrupted:
+            raise Cancelled from None
+        return 1
 
     def _creator_names(self, blocks, changed, live):
         """The module's `creator_closure`, recomputed only when a change may move it.
@@ -297,7 +314,7 @@ class ModuleAnalyzer:
                 raw.decl_indexed = True
         protocol = self._judge_protocol(state, ctx) if complete else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
-                           tuple(ctx.views), contract.bindings, contract.calls)
+                           tuple(ctx.views), contract.bindings, contract.calls, frozenset(ctx.kernel_nodes))
 
     @staticmethod
     def _run_block(block: Block, state: ModuleState, domains: tuple[Domain, ...], evidence: Evidence | None,
@@ -400,6 +417,21 @@ class SemaphoreInfo:
         shape = "a shape that depends on the path" if self.dims is None else f"shape `{shape_text(self.dims)}`"
         return (f"`{self.text}`: an array of {kind}s, {shape}{where}. A DMA or a signal takes one "
                 f"semaphore: index it with `.at[...]`.")
+
+
+def _kernel_def(block: Block) -> ast.AST | None:
+    """The `def` a function block binds (None for any other block)."""
+    tree = block.tree if is_definition(block) else None
+    node = tree.body[0] if tree is not None and tree.body else None
+    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _kernels(entries: dict) -> set:
+    """The defs the entries' runs gave refs to."""
+    out: set = set()
+    for entry in entries.values():
+        out |= entry.kernels
+    return out
 
 
 class _DocumentLines:
