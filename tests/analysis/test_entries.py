@@ -126,3 +126,27 @@ def test_a_kernel_its_pallas_call_runs_is_not_run_again_on_its_own():
     assert [(f.code, f.span.line + 1) for f in analyzer.analyze(unrun)] == [("PAL001", dma)]
     assert analyzer.stats == {"blocks": 6, "entries_run": 2}    # `run`, then `kernel` on its own
     assert [(f.code, f.span.line + 1) for f in analyze_source(unrun)] == [("PAL001", dma)]
+
+
+def test_a_function_handed_to_jit_is_analysed_by_its_own_entry():
+    """`jax.jit(step)` in another block does not run `step` again with unknown arguments:
+    its own entry does, and certainly; when `step` leaves the closure, the block that
+    hands it on runs it again, and every text gives what a fresh analysis gives."""
+    step = dedent('''
+
+
+        def step(x_hbm, buf):
+            def body(sems):
+                pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()
+            pl.run_scoped(body, pltpu.SemaphoreType.DMA((2,)))
+
+
+        fast_step = jax.jit(step)
+    ''')
+    text = HEADER + step
+    dma = text.split("\n").index("        pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()") + 1
+    analyzer = ModuleAnalyzer()
+    for version in (text, text.replace("pltpu.SemaphoreType.DMA((2,))", "pltpu.VMEM((2,), jnp.float32)"), text):
+        got = [(f.code, f.span.line + 1) for f in analyzer.analyze(version)]
+        assert got == [(f.code, f.span.line + 1) for f in analyze_source(version)]
+        assert got == ([("PAL001", dma)] if version is text else [])

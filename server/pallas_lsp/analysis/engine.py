@@ -71,6 +71,7 @@ class EntryResult:
     bindings: tuple = ()      # contract.params.ParamBinding: what kernel parameters receive
     calls: tuple = ()         # contract.summary.CallFacts: each pallas_call, for its hover
     kernels: frozenset = frozenset()   # the defs its run gave refs to (pallas_call, pl.kernel)
+    leaned_on: frozenset = frozenset()  # blocks whose own entries run what it handed to unknown code
     skipped: bool = False
     invoked: bool = False     # a kernel another entry runs with its refs: not run on its own
 
@@ -155,6 +156,8 @@ class ModuleAnalyzer:
         creators = self._creator_names(blocks, changed, new)
         creators_changed = creators != self._creators
         self._creators = creators
+        state.run_alone = frozenset(b for b in blocks if is_definition(b)
+                                    and in_closure(b, self.package, creators, self._broad)[0])
         # Keep only the entries still valid for this text (so that a cancelled run leaves
         # a consistent cache), then run the others.
         old_entries = self._entries
@@ -164,27 +167,28 @@ class ModuleAnalyzer:
             cached = old_entries.get(block)
             if cached is None or (changed_names and not changed_names.isdisjoint(cached.deps)) \
                     or (ws_changed and cached.reads_other_modules and not self._external_valid(cached.deps)) \
-                    or (creators_changed and cached.skipped):
+                    or (creators_changed and (cached.skipped or cached.leaned_on)):
                 todo.append(block)
             else:
                 entries[block] = cached
         # Later blocks first: a kernel's `pallas_call` usually follows it, and a kernel
         # another entry runs with its refs needs no run of its own with unknown ones.
         ran = 0
-        kernels = _kernels(entries)
+        kernels, leaned = _kernels(entries), _leaned_on(entries)
         for block in reversed(todo):
             if is_definition(block) and not in_closure(block, self.package, creators, self._broad)[0]:
                 # A function or class that creates no semaphore itself: run with
                 # unknown arguments it cannot find anything; the entries that give
                 # it semaphores analyse it.
                 entries[block] = _SKIPPED
-            elif _kernel_def(block) in kernels:
+            elif block not in leaned and _kernel_def(block) in kernels:
                 entries[block] = _INVOKED
             else:
                 ran += self._run_into(entries, block, state, cancelled)
                 kernels |= entries[block].kernels
-        for block in blocks:   # no longer run by the entry that ran it: on its own, then
-            if entries[block].invoked and _kernel_def(block) not in kernels:
+                leaned |= entries[block].leaned_on
+        for block in blocks:   # no longer run by the entry that ran it, or leaned on: on its own
+            if entries[block].invoked and (_kernel_def(block) not in kernels or block in leaned):
                 ran += self._run_into(entries, block, state, cancelled)
         if cancelled is not None and ran and cancelled():
             raise Cancelled
@@ -314,14 +318,15 @@ class ModuleAnalyzer:
                 raw.decl_indexed = True
         protocol = self._judge_protocol(state, ctx) if complete else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
-                           tuple(ctx.views), contract.bindings, contract.calls, frozenset(ctx.kernel_nodes))
+                           tuple(ctx.views), contract.bindings, contract.calls, frozenset(ctx.kernel_nodes),
+                           frozenset(ctx.leaned_on))
 
     @staticmethod
     def _run_block(block: Block, state: ModuleState, domains: tuple[Domain, ...], evidence: Evidence | None,
                    arrays: dict | None = None) -> tuple[Context, Interpreter, bool]:
         """Run an entry's block and the kernels it makes: (its context, its interpreter,
         whether it ran to the end)."""
-        ctx = Context(state, domains, interrupted=state.interrupted)
+        ctx = Context(state, domains, interrupted=state.interrupted, run_alone=state.run_alone, entry_block=block)
         ctx.protocol = Protocol()
         ctx.evidence = evidence
         if arrays:
@@ -431,6 +436,14 @@ def _kernels(entries: dict) -> set:
     out: set = set()
     for entry in entries.values():
         out |= entry.kernels
+    return out
+
+
+def _leaned_on(entries: dict) -> set:
+    """The blocks whose own entries the entries count on (`Context.run_alone`)."""
+    out: set = set()
+    for entry in entries.values():
+        out |= entry.leaned_on
     return out
 
 

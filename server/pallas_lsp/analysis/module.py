@@ -93,6 +93,7 @@ class ModuleState:
     def __init__(self, blocks, bindings, path=None, package=None, workspace=None, loc_path=None,
                  interrupted=None):
         self.blocks = blocks
+        self.run_alone: frozenset = frozenset()   # function blocks run as entries of their own
         self.interrupted = interrupted   # asked now and then while this run interprets: stop?
         self.path = path            # the file (for resolving imports); may be None
         self.loc_path = loc_path    # set for another module: its locations carry the path

@@ -197,9 +197,14 @@ class CallingInterpreter(ABC):
         """A user function handed to something we do not model (jax.jit, shard_map, ...)
         may still be called: analyse it with unknown arguments."""
         escaped = []
+        ctx = self.ctx
         for a in [*args, *kwargs.values()]:
-            if isinstance(a, Arg) and isinstance(a.value, (Func, Partial)):
-                with maybe_runs(self.ctx):   # called any number of times, or never
+            if isinstance(a, Arg) and isinstance(a.value, Func) and a.value.block in ctx.run_alone \
+                    and a.value.block is not ctx.entry_block and a.value.path is None \
+                    and a.value.frame is not None and a.value.frame.parent is None:
+                ctx.leaned_on.add(a.value.block)   # its own entry runs it so, and certainly
+            elif isinstance(a, Arg) and isinstance(a.value, (Func, Partial)):
+                with maybe_runs(ctx):   # called any number of times, or never
                     self.call(a.value, [STAR], ANY_KWARGS, None, frame, helper=False)
             elif isinstance(a, Arg):
                 escaped.append(a.value)

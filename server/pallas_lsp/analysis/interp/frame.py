@@ -166,6 +166,11 @@ class Context:
     interrupted: Callable[[], bool] | None = None   # asked every INTERRUPT_EVERY steps: stop?
     active: list[Any] = field(default_factory=list)   # envs.ActiveCall: the user functions being run
     memo: dict = field(default_factory=dict)            # top-level function calls already analysed
+    # Blocks of top-level functions the caller runs as entries of their own, with unknown
+    # arguments: handed to code not followed here, they are not run again (`leaned_on`).
+    run_alone: frozenset = frozenset()
+    entry_block: Any = None              # the block this entry runs (its own functions are run here)
+    leaned_on: set = field(default_factory=set)
     memoise: bool = True                 # False: every call runs (a replay counts what each one does)
     # Events a domain counts, so far: a call that had some is not memoised (a memo hit
     # would skip them), so one run of a function sees every event it makes.
