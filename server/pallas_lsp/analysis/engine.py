@@ -114,6 +114,7 @@ class ModuleAnalyzer:
         self._bindings: dict[str, Block] = {}
         self._ws_generation = None
         self._creators = None
+        self._alone: frozenset = frozenset()
         self._broad = False
         self._entries: dict = {}     # key -> (raw findings, deps)
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
@@ -156,8 +157,8 @@ class ModuleAnalyzer:
         creators = self._creator_names(blocks, changed, new)
         creators_changed = creators != self._creators
         self._creators = creators
-        state.run_alone = frozenset(b for b in blocks if is_definition(b)
-                                    and in_closure(b, self.package, creators, self._broad)[0])
+        state.run_alone = self._alone = self._run_alone(blocks if creators_changed else changed & new,
+                                                        old - new, creators, creators_changed)
         # Keep only the entries still valid for this text (so that a cancelled run leaves
         # a consistent cache), then run the others.
         old_entries = self._entries
@@ -195,6 +196,12 @@ class ModuleAnalyzer:
         raws = [raw for block in blocks for raw in entries[block].findings]
         self.stats = {"blocks": len(blocks), "entries_run": ran}
         return self._finish(raws)
+
+    def _run_alone(self, added, removed, creators, anew: bool) -> frozenset:
+        """The function blocks in the closure (run as entries of their own): updated for
+        the blocks an edit added and removed, or made anew when the closure moved."""
+        kept = frozenset() if anew else self._alone - removed
+        return kept | {b for b in added if is_definition(b) and in_closure(b, self.package, creators, self._broad)[0]}
 
     def _run_into(self, entries: dict, block: Block, state: ModuleState, cancelled) -> int:
         """Run one entry into `entries` (1: one entry run)."""
