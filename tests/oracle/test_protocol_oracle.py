@@ -284,27 +284,33 @@ def test_unmatched_signals_show_in_both_dma_modes(runs):
     assert modes == {"eager", "on_wait"}
 
 
-def test_the_wait_fix_makes_the_kernel_run_clean(tmp_path):
-    """PAL302's quick fix (wait right after a local `copy.start()`) applied to the bug
-    modules: JAX's TPU interpreter then runs each clean (eager DMAs, no count left)."""
+def test_the_fixes_make_the_kernels_run_clean(tmp_path):
+    """Every fix offered on the bug modules (PAL302's wait right after a local
+    `copy.start()`, PAL301's copy `.wait()` for a `pl.semaphore_wait` and its
+    redeclarations, ...), applied alone: where pallas-lsp then finds nothing, JAX's TPU
+    interpreter runs the kernel clean (no exception, no count left, no hang)."""
     if not _jax_available():
         pytest.skip("JAX is not installed: pip install -e '.[oracle]'")
     from pallas_lsp.analysis.engine import analyze_source
     from pallas_lsp.analysis.fixes import apply_edits, fixes_for, split_lines
 
-    fixed = []
-    for path in _bugs("PAL302"):
+    fixed, titles = [], []
+    for path in (p for p in MODULES if p.stem.endswith("_bug")):
         text = path.read_text()
-        for f in analyze_source(text, str(path)):
-            waits = [x for x in fixes_for(f, split_lines(text)) if x.title.startswith("Wait for the copy")]
-            if f.code == "PAL302" and waits:
-                out = tmp_path / path.name.replace("_bug", "_fixed")
-                out.write_text(apply_edits(text, waits[0].edits))
+        for finding in analyze_source(text, str(path)):
+            for fix in fixes_for(finding, split_lines(text)):
+                new = apply_edits(text, fix.edits)
+                if fix.title.startswith("Suppress") or analyze_source(new, str(path)):
+                    continue
+                out = tmp_path / f"{path.stem.replace('_bug', '_fixed')}_{len(fixed)}.py"
+                out.write_text(new)
                 fixed.append(out)
-    assert fixed, "no PAL302 bug module gets the wait fix"
+                titles.append(fix.title)
+    for start in ("Wait for the copy right after", "Declare it as"):
+        assert any(t.startswith(start) for t in titles), f"no bug module gets a fix {start!r}: {titles}"
     proc = subprocess.run([sys.executable, str(RUNNER), *map(str, fixed)], env=dict(os.environ, JAX_PLATFORMS="cpu"),
                           capture_output=True, text=True, timeout=600, check=True)
     recs = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{") and '"status"' in line]
     assert len(recs) == len(fixed), proc.stderr[-2000:]
-    for rec in recs:
-        assert rec["status"] == "ok" and not rec["semaphores"], _show(rec)
+    for rec, title in zip(recs, titles):
+        assert rec["status"] == "ok" and not rec["semaphores"], f"{rec['module']} ({title}): {_show(rec)}"

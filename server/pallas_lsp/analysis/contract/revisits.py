@@ -6,7 +6,6 @@ it left (JAX's TPU interpreter: `Revisited block ... of output ...`)."""
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,7 +13,7 @@ from ..pallas.values import BlockSpecV, CompilerParamsV
 from ..report import ContractFinding, ContractNote
 from ..values import Api, Const, Seq
 from .layout import Layout
-from .rules import index_map_def, spec_leaves
+from .rules import axes_used, spec_leaves
 
 
 def grid_sizes(grid: Any) -> list[int | None] | None:
@@ -38,20 +37,6 @@ def _semantics(params: Any, rank: int) -> list[str | None]:
     return out
 
 
-def _axes_used(spec: BlockSpecV, rank: int) -> tuple[list[str], set[str]] | None:
-    """The map's grid-index parameters and the names its body uses (None: not readable)."""
-    node: Any = index_map_def(spec)
-    if node is None:
-        return None
-    args = node.args
-    params = [a.arg for a in args.posonlyargs + args.args]
-    if args.vararg is not None or len(params) < rank:
-        return None
-    body = node.body if isinstance(node, ast.Lambda) else node
-    used = {n.id for n in ast.walk(body) if isinstance(n, ast.Name)}
-    return params[:rank], used
-
-
 def revisited_outputs(layout: Layout) -> Iterator[ContractFinding]:
     rank = layout.grid_rank
     sizes = grid_sizes(layout.call.grid) if rank else None
@@ -59,7 +44,7 @@ def revisited_outputs(layout: Layout) -> Iterator[ContractFinding]:
         return
     semantics = _semantics(layout.call.compiler_params, rank)
     for spec in spec_leaves(layout.call.out_specs):
-        read = _axes_used(spec, rank)
+        read = axes_used(spec, rank)
         if read is None or spec.loc is None or spec.loc.path is not None:
             continue
         params, used = read

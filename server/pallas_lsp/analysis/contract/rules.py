@@ -113,6 +113,20 @@ def index_map_def(spec: BlockSpecV) -> ast.AST | None:
     return f.node if f.node is not None else resolve_lazy(f)
 
 
+def axes_used(spec: BlockSpecV, rank: int) -> tuple[list[str], set[str]] | None:
+    """The map's grid-index parameters and the names its body uses (None: not readable)."""
+    node: Any = index_map_def(spec)
+    if node is None:
+        return None
+    args = node.args
+    params = [a.arg for a in args.posonlyargs + args.args]
+    if args.vararg is not None or len(params) < rank:
+        return None
+    body = node.body if isinstance(node, ast.Lambda) else node
+    used = {n.id for n in ast.walk(body) if isinstance(n, ast.Name)}
+    return params[:rank], used
+
+
 def _map_loc(spec: BlockSpecV) -> Loc | None:
     """Where an index map's mistake is reported: a named def's header, else the BlockSpec."""
     node = index_map_def(spec)
@@ -271,4 +285,14 @@ def dimension_semantics(layout: Layout) -> Iterator[ContractFinding]:
         "PAL106", params.semantics_loc,
         f"Length of grid does not match length of dimension semantics. len(grid)={rank}, "
         f"len(dimension_semantics)={len(sem.items)}: give one of \"parallel\" / \"arbitrary\" per grid axis.",
-        _call_note(layout), semantics_fixes(params.semantics_loc, rank))
+        _call_note(layout), semantics_fixes(params.semantics_loc, rank, _ignored_axes(layout, rank)))
+
+
+def _ignored_axes(layout: Layout, rank: int) -> set[int]:
+    """The grid axes some output's `index_map` does not use (not "parallel": PAL306)."""
+    out: set[int] = set()
+    for spec in spec_leaves(layout.call.out_specs):
+        read = axes_used(spec, rank)
+        if read is not None:
+            out |= {axis for axis, name in enumerate(read[0]) if name not in read[1]}
+    return out

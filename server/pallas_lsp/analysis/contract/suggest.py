@@ -27,7 +27,9 @@ def _arbitrary(texts: list[str]) -> str:
     return f"{head}.ARBITRARY" if head else '"arbitrary"'
 
 
-def semantics_fixes(loc: Loc, rank: int) -> tuple[ContractSuggestion, ...]:
+def semantics_fixes(loc: Loc, rank: int, ignored: set[int]) -> tuple[ContractSuggestion, ...]:
+    """Pad with "arbitrary" (certain), or keep the first `rank` entries (a choice), an axis
+    an output ignores (`ignored`) made "arbitrary": a "parallel" one would race (PAL306)."""
     node = loc.node
     if not isinstance(node, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in node.elts):
         return ()
@@ -36,7 +38,8 @@ def semantics_fixes(loc: Loc, rank: int) -> tuple[ContractSuggestion, ...]:
         new = texts + [_arbitrary(texts)] * (rank - len(texts))
         return (ContractSuggestion(f"Pad dimension_semantics to the grid's {rank} axes: {_render(node, new)}",
                                    (Edit(loc, _render(node, new)),), safe=True),)
-    new = texts[:rank]
+    new = [_arbitrary(texts) if axis in ignored and "parallel" in text.lower() else text
+           for axis, text in enumerate(texts[:rank])]
     return (ContractSuggestion(f"Keep the first {rank}: {_render(node, new)}", (Edit(loc, _render(node, new)),)),)
 
 

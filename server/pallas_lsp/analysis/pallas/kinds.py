@@ -36,6 +36,8 @@ def check_kind(ctx: Context, value: Any, kinds: frozenset[str] | None, verb: str
     if ctx.silent or kinds is None or at is None or at.path is not None or not isinstance(value, Sem) \
             or value.kind not in _DECLARED_AS or value.kind in kinds:
         return
+    if ctx.protocol is not None:   # JAX stops tracing here: the semaphore's count is moot
+        ctx.protocol.escape(value)
     what = f"`{at.block.segment(at.node)}` is {_DECLARED_AS[value.kind]}"
     notes: tuple[ContractNote, ...] = ()
     if value.decl is not None:
