@@ -207,8 +207,9 @@ class Context:
     # entry's first run, then given to the names on a second one (`overrides`).
     evidence: Any = None                                     # indexed_use.Evidence while collecting
 
-    def tick(self) -> None:
-        self.steps += 1
+    def checkpoint(self) -> None:
+        """After a step (`steps += 1`, inlined where the interpreter evaluates) past the
+        limit or every INTERRUPT_EVERY steps: out of budget, or no longer wanted?"""
         if self.steps > self.limit:
             raise Budget() if self.steps > self.budget else ForeignBudget()
         if not self.steps % INTERRUPT_EVERY and self.interrupted is not None and self.interrupted():

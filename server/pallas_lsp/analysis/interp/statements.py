@@ -30,6 +30,7 @@ from .binding import defaults_of
 from .calls import CallingInterpreter
 from .envs import env_same, join_envs, same, tracked_changed
 from .frame import (
+    INTERRUPT_EVERY,
     MAX_LOOP_ROUNDS,
     MAX_UNROLL,
     MAX_UNROLL_NESTING,
@@ -83,7 +84,10 @@ class StatementInterpreter(CallingInterpreter):
         return True
 
     def exec_stmt(self, s: ast.stmt, frame: Frame) -> bool:
-        self.ctx.tick()
+        ctx = self.ctx
+        steps = ctx.steps = ctx.steps + 1   # Context.tick, inlined
+        if steps > ctx.limit or not steps % INTERRUPT_EVERY:
+            ctx.checkpoint()
         frame.stmt = s
         handler = _HANDLERS.get(type(s))
         return handler(self, s, frame) if handler is not None else True
