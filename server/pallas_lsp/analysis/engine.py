@@ -325,7 +325,8 @@ class ModuleAnalyzer:
                 raw.decl_indexed = True
         protocol = self._judge_protocol(state, ctx) if complete else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
-                           tuple(ctx.views), contract.bindings, contract.calls, frozenset(ctx.kernel_nodes),
+                           tuple(ctx.views), contract.bindings, contract.calls,
+                           frozenset(ctx.kernel_nodes) if complete else frozenset(),  # a kernel cut short
                            frozenset(ctx.leaned_on))
 
     @staticmethod
