@@ -150,3 +150,20 @@ def test_a_function_handed_to_jit_is_analysed_by_its_own_entry():
         got = [(f.code, f.span.line + 1) for f in analyzer.analyze(version)]
         assert got == [(f.code, f.span.line + 1) for f in analyze_source(version)]
         assert got == ([("PAL001", dma)] if version is text else [])
+
+
+def test_a_kernel_run_only_where_its_call_may_not_run_is_also_run_on_its_own():
+    """A `pallas_call` under a condition the code does not decide runs its kernel under
+    that doubt (its protocol is only warned about): the kernel's own entry runs it too."""
+    text = HEADER + SCOPED_KERNEL + dedent('''
+
+
+        def run(x, flag):
+            if flag:
+                return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                                      scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32)])(x)
+            return x
+    ''')
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(text)
+    assert analyzer.stats == {"blocks": 6, "entries_run": 6}    # imports, `run` and `kernel`

@@ -70,7 +70,7 @@ class EntryResult:
     views: tuple = ()
     bindings: tuple = ()      # contract.params.ParamBinding: what kernel parameters receive
     calls: tuple = ()         # contract.summary.CallFacts: each pallas_call, for its hover
-    kernels: frozenset = frozenset()   # the defs its run gave refs to (pallas_call, pl.kernel)
+    kernels: frozenset = frozenset()   # the defs its run surely gave refs to (pallas_call, pl.kernel)
     leaned_on: frozenset = frozenset()  # blocks whose own entries run what it handed to unknown code
     skipped: bool = False
     invoked: bool = False     # a kernel another entry runs with its refs: not run on its own
@@ -326,7 +326,7 @@ class ModuleAnalyzer:
         protocol = self._judge_protocol(state, ctx) if complete else []
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
                            tuple(ctx.views), contract.bindings, contract.calls,
-                           frozenset(ctx.kernel_nodes) if complete else frozenset(),  # a kernel cut short
+                           frozenset(ctx.certain_kernels) if complete else frozenset(),  # a kernel cut short
                            frozenset(ctx.leaned_on))
 
     @staticmethod
@@ -402,10 +402,14 @@ class ModuleAnalyzer:
         return findings
 
 
-def _preference(f: Finding) -> tuple[bool, bool]:
+def _preference(f: Finding) -> tuple[bool, bool, int]:
     """Of two findings at one place: an error over a warning, then a shape JAX would
-    print over one with unknown lengths (another entry's run knew the declaration)."""
-    return f.severity == "error", bool(f.shape) and all(isinstance(d, int) for d in f.shape)
+    print over one with unknown lengths (another entry's run knew the declaration), then
+    the shape with more lengths known (`(2, n - 1)` over `(?, ?)`, an array known only by
+    its use): which entry ran first does not decide."""
+    shape = f.shape or ()
+    return (f.severity == "error", bool(shape) and all(isinstance(d, int) for d in shape),
+            sum(d != "?" for d in shape))
 
 
 @dataclass(frozen=True)

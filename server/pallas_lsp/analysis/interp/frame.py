@@ -202,6 +202,7 @@ class Context:
     indexed_decls: set[int] = field(default_factory=set)  # id() of declarations indexed somewhere
     indexed_sites: set[int] = field(default_factory=set)  # id() of Sites whose arrays a helper indexes
     kernel_nodes: set[ast.AST] = field(default_factory=set)  # defs invoked as kernels
+    certain_kernels: set[ast.AST] = field(default_factory=set)  # of those, by a call that surely runs
     sites: dict[tuple, Any] = field(default_factory=dict)    # (arg, call, callee, direct) -> Site
     # Semaphore arrays known by their use (`pallas/indexed_use.py`): collected on an
     # entry's first run, then given to the names on a second one (`overrides`).

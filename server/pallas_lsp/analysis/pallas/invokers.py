@@ -215,6 +215,8 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     else:
         args = [*front, *(Arg(v) for v in outs), *tail]
     ctx.kernel_nodes.update(function_nodes(record.kernel))
+    if ctx.certain:
+        ctx.certain_kernels.update(function_nodes(record.kernel))
     _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()], record)
     record.ran = True
     bodies = _bodies(record)
