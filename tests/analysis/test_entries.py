@@ -167,3 +167,26 @@ def test_a_kernel_run_only_where_its_call_may_not_run_is_also_run_on_its_own():
     analyzer = ModuleAnalyzer()
     analyzer.analyze(text)
     assert analyzer.stats == {"blocks": 6, "entries_run": 6}    # imports, `run` and `kernel`
+
+
+def test_of_two_entries_at_one_place_the_one_that_knows_the_declaration_is_kept():
+    """The kernel's own entry knows `sems` only by its use (`(?, ?)`), the `pallas_call`'s
+    run knows its declaration (`(2, n - 1)`): that one is shown, whichever ran first."""
+    text = HEADER + dedent('''
+
+
+        def kernel(x_hbm, o_ref, buf, sems):
+            kind = pltpu.SemaphoreType.REGULAR   # names a semaphore type: an entry of its own
+            pltpu.make_async_copy(x_hbm, buf, sems.at[0, 0]).start()
+            pltpu.make_async_copy(x_hbm, buf, sems).wait()
+
+
+        def run(x, n, flag):
+            if flag:
+                return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                                      scratch_shapes=[pltpu.VMEM((8, 128), jnp.float32),
+                                                      pltpu.SemaphoreType.DMA((2, n - 1))])(x)
+            return x
+    ''')
+    found = [(f.code, f.shape) for f in analyze_source(text)]
+    assert ("PAL003", (2, "n - 1")) in found and not any("?" in f[1] for f in found)
