@@ -9,6 +9,11 @@ with latency.py's figures shows how much of a latency is the engine and how
 much is the server around it.
 
     python benchmarks/profile_engine.py --lines 20000 --edits 20
+    python benchmarks/profile_engine.py --file path/to/kernel.py --edits 12
+
+With `--file`, a real module is analysed as the language server sees it (its folder as the
+workspace, so the modules it imports from there are read too) and edited with the latency
+benchmark's reverting pairs of one-character and one-line edits (lspbench's edit script).
 """
 
 import argparse
@@ -54,9 +59,21 @@ def top(profile, n):
     return "\n".join(parts)
 
 
+def script_edits(text, n, seed):
+    """Yield n texts: the latency benchmark's edits (lspbench.EditScript), one after another."""
+    import lspbench
+
+    doc = lspbench.Doc(text)
+    script = lspbench.EditScript(doc, seed)
+    for i in range(n):
+        script.next(i)
+        yield doc.text
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--lines", type=int, default=20000)
+    p.add_argument("--file", help="a real module instead of a generated one")
     p.add_argument("--edits", type=int, default=20)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--top", type=int, default=25, help="functions listed per phase")
@@ -69,10 +86,18 @@ def main(argv=None):
     except ImportError as e:
         sys.exit(f"profile_engine: cannot import pallas_lsp ({e}); run it with the benchmark "
                  f"venv: benchmarks/.venv/bin/python {Path(__file__).name}")
-    text, mistakes = generate(a.lines, a.seed)
-    path = str(HERE / ".bench" / f"engine_{a.lines}.py")
+    if a.file:
+        from pallas_lsp.analysis.workspace import Workspace
 
-    analyzer = ModuleAnalyzer(path)
+        path = str(Path(a.file).resolve())
+        text, mistakes = Path(path).read_text(encoding="utf-8"), []
+        analyzer = ModuleAnalyzer(path, Workspace([str(Path(path).parent)]))
+        edits = script_edits(text, a.edits, a.seed)
+    else:
+        text, mistakes = generate(a.lines, a.seed)
+        path = str(HERE / ".bench" / f"engine_{a.lines}.py")
+        analyzer = ModuleAnalyzer(path)
+        edits = one_char_edits(text, a.edits, a.seed)
     prof = cProfile.Profile()
     t0 = time.perf_counter()
     prof.enable()
@@ -80,14 +105,15 @@ def main(argv=None):
         findings = analyzer.analyze(text)
     prof.disable()
     open_s = time.perf_counter() - t0
-    print(f"{a.lines:,} lines: open (whole-file analyze) {open_s * 1000:,.1f} ms "
-          f"(under cProfile), {len(findings)} findings on {len(mistakes)} deliberate mistakes")
+    print(f"{text.count(chr(10)):,} lines: open (whole-file analyze) {open_s * 1000:,.1f} ms "
+          f"(under cProfile), {len(findings)} findings"
+          + ("" if a.file else f" on {len(mistakes)} deliberate mistakes"))
     print(top(prof, a.top))
 
     if a.edits:
         prof = cProfile.Profile()
         times = []
-        for edited in one_char_edits(text, a.edits, a.seed):
+        for edited in edits:
             t0 = time.perf_counter()
             prof.enable()
             with frozen_after():
