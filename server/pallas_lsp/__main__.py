@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import NoReturn
 
 from . import __version__
 
@@ -109,10 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     from .server.main import run_server
 
     _leave(run_server(tcp=args.tcp, log_file=args.log_file, verbose=args.verbose))
-    return 1   # not reached
 
 
-def _leave(status: int) -> None:
+def _leave(status: int) -> NoReturn:
     """End the server process at once, its output flushed: the interpreter's own teardown
     of a large analysis (millions of objects freed one by one) would take up to half a
     second and more memory than the server ever used while serving."""

@@ -154,11 +154,12 @@ class ModuleAnalyzer:
         ws_changed = self.workspace is not None and self.workspace.generation != self._ws_generation
         if ws_changed:
             self._ws_generation = self.workspace.generation
+        broad = self._broad
         creators = self._creator_names(blocks, changed, new)
         creators_changed = creators != self._creators
         self._creators = creators
-        state.run_alone = self._alone = self._run_alone(blocks if creators_changed else changed & new,
-                                                        old - new, creators, creators_changed)
+        anew = creators_changed or broad != self._broad
+        state.run_alone = self._alone = self._run_alone(blocks if anew else changed & new, old - new, creators, anew)
         # Keep only the entries still valid for this text (so that a cancelled run leaves
         # a consistent cache), then run the others.
         old_entries = self._entries
@@ -175,9 +176,9 @@ class ModuleAnalyzer:
         # Later blocks first: a kernel's `pallas_call` usually follows it, and a kernel
         # another entry runs with its refs needs no run of its own with unknown ones.
         ran = 0
-        kernels, leaned = _kernels(entries), _leaned_on(entries)
+        kernels, leaned = _union(entries, "kernels"), _union(entries, "leaned_on")
         for block in reversed(todo):
-            if is_definition(block) and not in_closure(block, self.package, creators, self._broad)[0]:
+            if is_definition(block) and block not in self._alone:
                 # A function or class that creates no semaphore itself: run with
                 # unknown arguments it cannot find anything; the entries that give
                 # it semaphores analyse it.
@@ -443,19 +444,12 @@ def _kernel_def(block: Block) -> ast.AST | None:
     return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 
-def _kernels(entries: dict) -> set:
-    """The defs the entries' runs gave refs to."""
+def _union(entries: dict, field_name: str) -> set:
+    """The union of one set field over the entries (`kernels`: the defs their runs gave
+    refs to; `leaned_on`: the blocks whose own entries they count on)."""
     out: set = set()
     for entry in entries.values():
-        out |= entry.kernels
-    return out
-
-
-def _leaned_on(entries: dict) -> set:
-    """The blocks whose own entries the entries count on (`Context.run_alone`)."""
-    out: set = set()
-    for entry in entries.values():
-        out |= entry.leaned_on
+        out |= getattr(entry, field_name)
     return out
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import ast
 import bisect
-from array import array
 import re
 import warnings
+from array import array
 from typing import Any
 
 from .caches import CACHES
@@ -81,9 +81,7 @@ class Block:
 
     def col(self, rel_line: int, byte_col: int) -> int:
         """Convert an `ast` byte column on block line `rel_line` (0-based) to code points."""
-        if rel_line >= self.line_count:
-            return byte_col
-        line = self.line(rel_line)
+        line = self.line(rel_line)   # "" past the end
         if line.isascii():
             return byte_col
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))

@@ -214,9 +214,10 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         args = [*front, STAR, *known_outs, *tail]
     else:
         args = [*front, *(Arg(v) for v in outs), *tail]
-    ctx.kernel_nodes.update(function_nodes(record.kernel))
+    kernel_defs = function_nodes(record.kernel)
+    ctx.kernel_nodes.update(kernel_defs)
     if ctx.certain:
-        ctx.certain_kernels.update(function_nodes(record.kernel))
+        ctx.certain_kernels.update(kernel_defs)
     _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()], record)
     record.ran = True
     bodies = _bodies(record)
