@@ -30,21 +30,18 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import random
 import sys
-import tempfile
-import time
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "server"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import fuzz_harness
 from contract_mutants import jax_code, run_verdicts
-from pallas_lsp.analysis.engine import analyze_source
 
 FAMILIES = ("correct", "block-tiling", "map-arity", "map-length", "kernel-params", "semantics-length")
 GOAL = 0.95
@@ -245,19 +242,12 @@ class Outcome:
 
 
 def check(k: Kernel) -> tuple[list[str], list[str]]:
-    found = analyze_source(k.text)
-    errors = [f"{f.code}:{f.span.line + 1}" for f in found if f.severity == "error"]
-    warnings = [f"{f.code}:{f.span.line + 1}" for f in found if f.severity != "error" and f.code[3] in "12"]
-    return errors, warnings
+    return fuzz_harness.findings(k.text, lambda code: code[3] in "12")   # the contract's warnings
 
 
 def run(seed: int, indices: list[int], folder: Path, jobs: int) -> list[Outcome]:
     kernels = dict(zip(indices, generate(seed, indices)))
-    paths = {}
-    for i, k in kernels.items():
-        path = folder / f"contract_fuzz_{seed}_{i}.py"
-        path.write_text(k.text)
-        paths[str(path.resolve())] = i
+    paths = fuzz_harness.write_kernels(kernels, folder, f"contract_fuzz_{seed}")
     records = run_verdicts([Path(p) for p in paths], jobs)
     out = []
     for path, i in paths.items():
@@ -300,30 +290,11 @@ def report(outcomes: list[Outcome], kernels: dict[int, Kernel], listing: bool) -
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kernels", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--smoke", action="store_true", help="60 kernels")
-    ap.add_argument("--only", type=int, nargs="+", help="these kernel indices of the seed")
+    fuzz_harness.add_arguments(ap, kernels=1000, smoke=60)
     ap.add_argument("--jobs", type=int, default=2, help="JAX processes")
-    ap.add_argument("--list", action="store_true", help="one line per kernel")
-    ap.add_argument("--strict", action="store_true")
-    ap.add_argument("--json")
-    ap.add_argument("--keep", help="write the kernels here (default: a temporary folder)")
     args = ap.parse_args(argv)
-    indices = args.only or list(range(60 if args.smoke else args.kernels))
-    t0 = time.monotonic()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(args.keep or tmp)
-        folder.mkdir(parents=True, exist_ok=True)
-        outcomes = run(args.seed, indices, folder, args.jobs)
-    kernels = dict(zip(indices, generate(args.seed, indices)))
-    false_errors, rows = report(outcomes, kernels, args.list)
-    low = [f for f, r in rows.items() if f != "correct" and r["rejected"] and r["flagged"] / r["rejected"] < GOAL]
-    print(f"\n{len(outcomes)} kernels (seed {args.seed}) in {time.monotonic() - t0:.0f} s; false errors: "
-          f"{false_errors} (goal 0); families below {GOAL:.0%} flagged: {', '.join(low) or 'none'}")
-    if args.json:
-        Path(args.json).write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
-    return 1 if args.strict and (false_errors or low) else 0
+    return fuzz_harness.fuzz(args, lambda indices, folder: run(args.seed, indices, folder, args.jobs),
+                             generate, report, GOAL)
 
 
 if __name__ == "__main__":

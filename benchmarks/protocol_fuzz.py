@@ -24,20 +24,18 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import sys
-import tempfile
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "server"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import fuzz_harness
 from fuzz_grammar import FAMILIES, Kernel, kernel
-from pallas_lsp.analysis.engine import analyze_source
 
 RUNNER = REPO / "tests" / "protocol" / "jax_verdicts.py"
 COUNTS = ("PAL302", "PAL303", "PAL304")
@@ -84,10 +82,7 @@ def generate(seed: int, indices: list[int]) -> list[Kernel]:
 
 
 def check(k: Kernel) -> tuple[list[str], list[str]]:
-    found = analyze_source(k.text)
-    errors = [f"{f.code}:{f.span.line + 1}" for f in found if f.severity == "error"]
-    warnings = [f"{f.code}:{f.span.line + 1}" for f in found if f.severity != "error" and f.code in COUNTS]
-    return errors, warnings
+    return fuzz_harness.findings(k.text, lambda code: code in COUNTS)
 
 
 def _runner():
@@ -99,11 +94,7 @@ def _runner():
 
 def run(seed: int, indices: list[int], folder: Path, progress: bool) -> list[Outcome]:
     kernels = dict(zip(indices, generate(seed, indices)))
-    paths = {}
-    for i, k in kernels.items():
-        path = folder / f"fuzz_{seed}_{i}.py"
-        path.write_text(k.text)
-        paths[str(path)] = i
+    paths = fuzz_harness.write_kernels(kernels, folder, f"fuzz_{seed}")
     out: dict[int, Outcome] = {}
     t0 = time.monotonic()
     # pallas-lsp checks each kernel while JAX's worker process runs the next ones
@@ -154,29 +145,10 @@ def report(outcomes: list[Outcome], kernels: dict[int, Kernel], listing: bool) -
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kernels", type=int, default=2500)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--smoke", action="store_true", help="100 kernels")
-    ap.add_argument("--only", type=int, nargs="+", help="these kernel indices of the seed")
-    ap.add_argument("--list", action="store_true", help="one line per kernel")
-    ap.add_argument("--strict", action="store_true")
-    ap.add_argument("--json")
-    ap.add_argument("--keep", help="write the kernels here (default: a temporary folder)")
+    fuzz_harness.add_arguments(ap, kernels=2500, smoke=100)
     args = ap.parse_args(argv)
-    indices = args.only or list(range(100 if args.smoke else args.kernels))
-    t0 = time.monotonic()
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(args.keep or tmp)
-        folder.mkdir(parents=True, exist_ok=True)
-        outcomes = run(args.seed, indices, folder, progress=True)
-    kernels = dict(zip(indices, generate(args.seed, indices)))
-    false_errors, rows = report(outcomes, kernels, args.list)
-    low = [f for f, r in rows.items() if f != "correct" and r["rejected"] and r["flagged"] / r["rejected"] < GOAL]
-    print(f"\n{len(outcomes)} kernels (seed {args.seed}) in {time.monotonic() - t0:.0f} s; false errors: "
-          f"{false_errors} (goal 0); families below {GOAL:.0%} flagged: {', '.join(low) or 'none'}")
-    if args.json:
-        Path(args.json).write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
-    return 1 if args.strict and (false_errors or low) else 0
+    return fuzz_harness.fuzz(args, lambda indices, folder: run(args.seed, indices, folder, progress=True),
+                             generate, report, GOAL)
 
 
 if __name__ == "__main__":
