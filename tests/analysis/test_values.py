@@ -150,3 +150,5 @@ def test_a_place_reached_by_several_runs_shows_what_they_agree_on():
     assert merged([named, known]) == known
     assert merged([ArrayV((8, 128), f32), ArrayV((16, 128), f32)]) == ArrayV(("?", 128), f32)
     assert merged([ArrayV((8,), f32), ArrayV((8, 1), f32)]) == ArrayV(None, f32)
+    # two runs that each know as little as the other (lengths named differently) are joined
+    assert merged([ArrayV(("bm", 128), f32), ArrayV(("bn", 128), f32)]) == ArrayV(("?", 128), f32)

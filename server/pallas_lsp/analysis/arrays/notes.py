@@ -56,7 +56,9 @@ def generalises(a: ArrayV, b: ArrayV) -> bool:
 def merged(values: list[ArrayV]) -> ArrayV:
     """The value shown for a place several runs reached."""
     distinct = list(dict.fromkeys(values))
-    kept = [v for v in distinct if not any(w != v and generalises(v, w) for w in distinct)]
+    # dropped: a value another one knows strictly more of (two that generalise each other,
+    # `?[bm]` and `?[bn]`, are both kept and joined)
+    kept = [v for v in distinct if not any(w != v and generalises(v, w) and not generalises(w, v) for w in distinct)]
     out = kept[0]
     for v in kept[1:]:
         out = join_arrays(out, v)
