@@ -18,7 +18,7 @@ from .pallas.model import SemRole
 from .pallas.sems import Sem
 from .report import loc_span
 from .rules import RULES
-from .values import Loc, shape_text
+from .values import Loc, SliceV, shape_text
 
 
 @dataclass(frozen=True)
@@ -164,8 +164,6 @@ def _loop_var(frame):
 def _slice_names(call, frame):
     """Names used as `.at[name]` in the call that hold a slice (`rows = pl.ds(...)`):
     they are not slots, so they are no index suggestion."""
-    from .values import SliceV
-
     if call is None or not isinstance(call.node, ast.Call):
         return frozenset()
     out = set()

@@ -7,13 +7,13 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from ..values import UNKNOWN, Func, Mapping, Seq, SeqTail
+from ..values import UNKNOWN, Const, Func, Mapping, Seq, SeqTail
 from .domain import Domain, HelperCall
 from .frame import STAR, Arg, ArgOrStar, Binding, Evaluator, Frame
 
 
-def bind(ev: Evaluator, domains: tuple[Domain, ...], fnode: Any, func: Func, args: list[ArgOrStar],
-         kwargs: dict[str, Arg], call_node: ast.AST | None, frame: Frame, helper: bool) -> dict[str, Any]:
+def bind(ev: Evaluator, fnode: Any, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg],
+         call_node: ast.AST | None, frame: Frame, helper: bool) -> dict[str, Any]:
     """Parameters of `fnode` bound to the call's arguments.  Arguments after a STAR
     bind to the last positional parameters (Pallas puts scratch refs last)."""
     a = fnode.args
@@ -54,13 +54,20 @@ def bind(ev: Evaluator, domains: tuple[Domain, ...], fnode: Any, func: Func, arg
             env[p.arg] = UNKNOWN
     if a.kwarg is not None:
         env[a.kwarg.arg] = Mapping({k: v.value for k, v in kw.items()}) if not unknown_kwargs else UNKNOWN
-    if helper and call_node is not None and domains:
-        enter_helper(ev, domains, env, args, kwargs, fnode, func, call_node, frame)
-        for name, arg in [*zip(slots, front), *kwargs.items()]:
-            if arg.value is UNKNOWN and arg.node is not None:
-                for d in domains:
-                    d.unknown_argument(ev, Binding(fnode, name), arg.node, frame)
+    if helper and call_node is not None:
+        if ev.entering:
+            enter_helper(ev, ev.entering, env, args, kwargs, fnode, func, call_node, frame)
+        if ev.unknown_arguments:
+            _unknown_arguments(ev, [*zip(slots, front), *kwargs.items()], fnode, frame)
     return env
+
+
+def _unknown_arguments(ev: Evaluator, placed: list[tuple[str, Arg]], fnode: Any, frame: Frame) -> None:
+    """The domains told of each parameter given an unknown value written at the call."""
+    for name, arg in placed:
+        if arg.value is UNKNOWN and arg.node is not None:
+            for d in ev.unknown_arguments:
+                d.unknown_argument(ev, Binding(fnode, name), arg.node, frame)
 
 
 def _split_at_star(args: list[ArgOrStar]) -> tuple[list[Arg], list[Arg] | None]:
@@ -103,11 +110,14 @@ def defaults_of(ev: Evaluator, fnode: ast.FunctionDef | ast.AsyncFunctionDef | a
 def enter_helper(ev: Evaluator, domains: tuple[Domain, ...], env: dict[str, Any], args: list[ArgOrStar],
                  kwargs: dict[str, Arg], fnode: Any, func: Func, call_node: ast.AST, frame: Frame) -> None:
     """Each argument written at the call, as it enters the helper: the domains' fold
-    (`Domain.entering_helper`), item by item for `*args` / `**kwargs`."""
+    (`Domain.entering_helper`), item by item for `*args` / `**kwargs`.  Python's constants
+    and unknown values enter unchanged: the domains are not asked of them."""
     by_value: dict[int, Arg] = {}
     for arg in [*args, *kwargs.values()]:
-        if isinstance(arg, Arg) and arg.node is not None:
+        if type(arg) is Arg and arg.node is not None and arg.value is not UNKNOWN and type(arg.value) is not Const:
             by_value[id(arg.value)] = arg
+    if not by_value:
+        return
     stmt = frame.stmt if frame.stmt is not None else call_node
 
     def enter(value: Any) -> Any:

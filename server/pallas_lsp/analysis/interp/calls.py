@@ -32,7 +32,7 @@ from ..values import (
 )
 from . import builtins
 from .binding import bind
-from .domain import NOT_MINE, Domain
+from .domain import NOT_MINE, Domain, answering
 from .envs import ActiveCall, signature
 from .frame import (
     ANY_KWARGS,
@@ -49,6 +49,7 @@ from .frame import (
     maybe_runs,
 )
 from .functions import resolve_lazy
+from .operators import truth
 from .syntax import generator_kind, nonlocal_names
 
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
@@ -60,6 +61,9 @@ class CallingInterpreter(ABC):
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
         self.domains: tuple[Domain, ...] = ctx.domains
+        # the domains told of each argument entering a helper, and of an unknown one
+        self.entering = answering(ctx.domains, "entering_helper")
+        self.unknown_arguments = answering(ctx.domains, "unknown_argument")
 
     @abstractmethod
     def eval(self, node: ast.AST, frame: Frame) -> Any: ...
@@ -78,15 +82,11 @@ class CallingInterpreter(ABC):
     def note(self, node: ast.AST, value: Any, frame: Frame) -> None: ...
 
     def truth(self, value: Any) -> bool | None:
-        from .operators import truth
-
         return truth(value)
 
     def condition(self, node: ast.expr, frame: Frame) -> bool | None:
         """The truth of `node` where Python asks it, when static; the domains are told
         when it is one of their values."""
-        from .operators import truth
-
         value = self.eval(node, frame)
         if isinstance(value, DomainValue):
             for d in self.domains:
@@ -242,7 +242,7 @@ class CallingInterpreter(ABC):
             key = (fnode, id(node), helper, loop_body, signature(args), signature(tuple(sorted(kwargs.items()))))
             if key in ctx.memo:
                 return ctx.memo[key]
-        env = bind(self, self.domains, fnode, func, args, kwargs, node, frame, helper)
+        env = bind(self, fnode, func, args, kwargs, node, frame, helper)
         active = ActiveCall(fnode, tuple(env.items()))
         if active.repeats(ctx.active):
             self._unfollowed(args, kwargs)

@@ -36,7 +36,7 @@ class _NotMine:
 NOT_MINE: Any = _NotMine()   # a domain's answer about a name or value that is not its own
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class HelperCall:
     """A direct call of a user function from user code, as one argument enters it."""
 
@@ -122,10 +122,17 @@ class Domain:
     # ------------------------------------------------------------------ the rest
     def entering_helper(self, ev: Evaluator, value: Any, call: HelperCall) -> Any:
         """An argument's value as it enters a helper called from user code (the same
-        value when nothing changes)."""
+        value when nothing changes).  Not asked of Python's constants nor of UNKNOWN."""
         return value
 
     def class_attrs(self, qname: str) -> dict[str, Any]:
         """Attributes JAX gives every instance of the library class `qname` (and of the
         user classes deriving from it)."""
         return {}
+
+
+def answering(domains: tuple[Domain, ...], hook: str) -> tuple[Domain, ...]:
+    """The domains that define `hook` themselves (the others would give the base class's
+    answer: asking them is skipped on the hottest paths)."""
+    base = getattr(Domain, hook)
+    return tuple(d for d in domains if getattr(type(d), hook) is not base)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from ..values import (
@@ -121,19 +119,24 @@ def join_envs(envs: list[dict]) -> dict:
     return out
 
 
-@dataclass(frozen=True)
 class ActiveCall:
     """A user function being run, with what its parameters were bound to."""
 
-    node: ast.AST
-    bindings: tuple
+    __slots__ = ("_signature", "bindings", "node")
 
-    @cached_property
+    def __init__(self, node: ast.AST, bindings: tuple) -> None:
+        self.node = node
+        self.bindings = bindings
+        self._signature: tuple | None = None
+
+    @property
     def signature(self) -> tuple:
-        return signature(self.bindings)
+        if self._signature is None:
+            self._signature = signature(self.bindings)
+        return self._signature
 
     def repeats(self, active: list[ActiveCall]) -> bool:
         """Whether this call is already being run with the same arguments: unbounded
         recursion. (Signed only when the function is on the stack, each call once.)"""
-        same = [a for a in active if a.node is self.node]
-        return bool(same) and any(a.signature == self.signature for a in same)
+        node = self.node
+        return any(a.node is node and a.signature == self.signature for a in active)

@@ -239,6 +239,8 @@ class Evaluator(Protocol):
     """What the domains and the builtins need of the interpreter."""
 
     ctx: Context
+    entering: tuple      # the domains with an `entering_helper` of their own
+    unknown_arguments: tuple   # ... and with an `unknown_argument`
 
     def call(self, callee: Any, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
              frame: Frame, helper: bool = True) -> Any: ...
