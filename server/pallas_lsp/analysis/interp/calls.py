@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from abc import ABC, abstractmethod
 from contextlib import ExitStack
+from collections.abc import Iterable
 from typing import Any
 
 from ..values import (
@@ -141,7 +142,9 @@ class CallingInterpreter(ABC):
             return UNKNOWN
         result = self.call(callee, evaluated[0], evaluated[1], node, frame)
         if not (isinstance(callee, Api) and callee.qname == "next"):
-            _forget_iterators([*evaluated[0], *evaluated[1].values()], frame)
+            _forget_iterators(evaluated[0], frame)
+            if evaluated[1]:
+                _forget_iterators(evaluated[1].values(), frame)
         if isinstance(result, DomainValue) and result.noted:   # hover on the call
             self.note(node, result, frame)
         return result
@@ -196,6 +199,8 @@ class CallingInterpreter(ABC):
     def callbacks_unknown_call(self, args: list[ArgOrStar], kwargs: dict[str, Arg], frame: Frame) -> None:
         """A user function handed to something we do not model (jax.jit, shard_map, ...)
         may still be called: analyse it with unknown arguments."""
+        if not args and not kwargs:
+            return
         escaped = []
         ctx = self.ctx
         for a in [*args, *kwargs.values()]:
@@ -372,7 +377,7 @@ class CallingInterpreter(ABC):
         return Const(None)
 
 
-def _forget_iterators(args: list[ArgOrStar], frame: Frame) -> None:
+def _forget_iterators(args: Iterable[ArgOrStar], frame: Frame) -> None:
     """An iterator a call was given by name may have been advanced there: the name now
     holds some of its items, in an unknown number."""
     for a in args:

@@ -4,8 +4,7 @@ and the `Evaluator` protocol that the domains program against."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -46,7 +45,7 @@ class _Star:
 STAR = _Star()
 
 
-@dataclass
+@dataclass(eq=False, slots=True)
 class Arg:
     value: Any
     node: ast.AST | None = None
@@ -222,17 +221,24 @@ class Context:
         return self.uncertain == 0 and self.summarising == 0
 
 
-@contextmanager
-def maybe_runs(ctx: Context, staged: bool = False) -> Iterator[None]:
-    """Run code that may not run (or runs an unknown number of times); `staged`: code
-    that is staged all the same (`Context.staged`)."""
-    ctx.uncertain += 1
-    ctx.staged += staged
-    try:
-        yield
-    finally:
-        ctx.uncertain -= 1
-        ctx.staged -= staged
+class maybe_runs:
+    """`with maybe_runs(ctx):` run code that may not run (or runs an unknown number of
+    times); `staged`: code that is staged all the same (`Context.staged`).  A class rather
+    than a generator: it is entered at every branch the code does not decide."""
+
+    __slots__ = ("ctx", "staged")
+
+    def __init__(self, ctx: Context, staged: bool = False) -> None:
+        self.ctx = ctx
+        self.staged = staged
+
+    def __enter__(self) -> None:
+        self.ctx.uncertain += 1
+        self.ctx.staged += self.staged
+
+    def __exit__(self, *exc: object) -> None:
+        self.ctx.uncertain -= 1
+        self.ctx.staged -= self.staged
 
 
 class Evaluator(Protocol):
