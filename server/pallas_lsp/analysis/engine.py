@@ -283,7 +283,9 @@ class ModuleAnalyzer:
             for binding in cached.bindings:
                 if binding.arg.block in live:
                     note = binding.note()
-                    notes.setdefault((note.span.line, note.span.col), note)
+                    key = (note.span.line, note.span.col)
+                    if key not in notes or _knows_more(note, notes[key]):
+                        notes[key] = note   # which entry ran first does not decide
         return [notes[k] for k in sorted(notes)]
 
     def parameter_at(self, line: int, col: int) -> ParamNote | None:
@@ -401,6 +403,13 @@ class ModuleAnalyzer:
         if findings:
             findings = apply_noqa(findings, _DocumentLines(self._block_list.blocks))
         return findings
+
+
+def _knows_more(a: ParamNote, b: ParamNote) -> bool:
+    """Of two entries' notes on one parameter, whether `a` is shown: the one with the place
+    that feeds it, then the one that says more (the array it receives), then the first
+    in text order."""
+    return (a.target is not None, len(a.detail), b.detail) > (b.target is not None, len(b.detail), a.detail)
 
 
 def _preference(f: Finding) -> tuple[bool, bool, int]:
