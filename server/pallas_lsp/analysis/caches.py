@@ -37,6 +37,11 @@ class BoundedMemo(Generic[K, V]):
     def clear(self) -> None:
         self._data.clear()
 
+    def discard(self, key: K, value: V) -> None:
+        """Forget `key` if it still maps to `value`."""
+        if self._data.get(key) is value:
+            del self._data[key]
+
     def __len__(self) -> int:
         return len(self._data)
 
@@ -57,6 +62,8 @@ class Caches:
         self.bindings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # def node -> {name: times bound}
         self.parents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # block tree -> {node: (parent, field)}
         self.views_and_defs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # block tree -> `.at` views, defs
+        # block tree -> the blocks holding it (a tree moved to another text must be one block's alone)
+        self.holders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def clear(self) -> None:
         for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical, self.array_ops):
@@ -66,6 +73,7 @@ class Caches:
         self.bindings.clear()
         self.parents.clear()
         self.views_and_defs.clear()
+        self.holders.clear()
 
 
 CACHES = Caches()

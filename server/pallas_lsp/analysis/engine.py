@@ -45,6 +45,7 @@ from .pallas.kinds import settle_kind_choices
 from .pallas.protocol import Protocol
 from .pallas.replay import replay_kernels
 from .parse import Block, BlockList
+from .relay import keep_moved_block
 from .report import ContractFinding, loc_span
 from .suppression import apply_noqa
 from .values import shape_text
@@ -118,7 +119,7 @@ class ModuleAnalyzer:
         self._broad = False
         self._entries: dict = {}     # key -> (raw findings, deps)
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
-        self.stats = {"blocks": 0, "entries_run": 0}
+        self.stats = {"blocks": 0, "entries_run": 0, "moved": 0}
 
     def analyze(self, source: str, cancelled: Callable[[], bool] | None = None) -> list[Finding]:
         """Findings for `source`.  `cancelled` is asked between entries and every
@@ -134,6 +135,11 @@ class ModuleAnalyzer:
             source = _LONE_CR.sub("\n", source)  # old Mac line ends: same length, same lines
         old = set(self._block_list.blocks)
         blocks = self._block_list.update(source)
+        moved = self._creators is not None and keep_moved_block(self._block_list, self.package, self._creators,
+                                                                self._broad)
+        if moved:
+            blocks = self._block_list.blocks
+            self._formatted = {}   # positions inside the kept block moved
         new = set(blocks)
         changed = new.symmetric_difference(old)
         changed_names: set[str] = set()
@@ -195,7 +201,7 @@ class ModuleAnalyzer:
         if cancelled is not None and ran and cancelled():
             raise Cancelled
         raws = [raw for block in blocks for raw in entries[block].findings]
-        self.stats = {"blocks": len(blocks), "entries_run": ran}
+        self.stats = {"blocks": len(blocks), "entries_run": ran, "moved": int(moved)}
         return self._finish(raws)
 
     def _run_alone(self, added, removed, creators, anew: bool) -> frozenset:

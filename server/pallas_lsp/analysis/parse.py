@@ -19,6 +19,7 @@ import ast
 import bisect
 import re
 import warnings
+import weakref
 from array import array
 from typing import Any
 
@@ -54,7 +55,22 @@ class Block:
         """The parsed block, or None when it does not parse (half-typed code)."""
         if self._tree is False:
             self._tree = parse_text(self.text)
+            if self._tree is not None:
+                CACHES.holders.setdefault(self._tree, weakref.WeakSet()).add(self)
         return self._tree if isinstance(self._tree, ast.Module) else None
+
+    def take_place(self, new: Block) -> None:
+        """Take `new`'s text and place, keeping this block's tree, whose nodes the caller
+        gave the positions they have in `new` (`relay.move`): results that refer to them stay."""
+        CACHES.parse.discard(self.text, self._tree)   # the tree no longer has this text's positions
+        self.text, self.start, self.offset, self.index = new.text, new.start, new.offset, new.index
+        self._starts = None
+
+    @property
+    def sole_holder(self) -> bool:
+        """Whether no other block holds this block's parse tree (equal texts share one)."""
+        holders = CACHES.holders.get(self._tree) if isinstance(self._tree, ast.Module) else None
+        return holders is not None and len(holders) == 1
 
     @property
     def line_count(self) -> int:
@@ -172,8 +188,23 @@ class BlockList:
     def __init__(self):
         self.text: str | None = None
         self.blocks: list[Block] = []
+        # (old block, its new text's block) when the last update replaced one block by one
+        self.replaced: tuple[Block, Block] | None = None
 
     def update(self, new: str) -> list[Block]:
+        before = self.blocks
+        self.replaced = None
+        after = self._update(new)
+        kept = set(after)
+        gone = [b for b in before if b not in kept]
+        if len(gone) == 1 and len(before) == len(after):
+            known = set(before)
+            fresh = [b for b in after if b not in known]
+            if len(fresh) == 1 and fresh[0].index == gone[0].index:
+                self.replaced = (gone[0], fresh[0])
+        return after
+
+    def _update(self, new: str) -> list[Block]:
         old, blocks = self.text, self.blocks
         self.text = new
         if old is None or not blocks:
@@ -215,6 +246,11 @@ class BlockList:
             result[idx].index = idx
         self.blocks = result
         return result
+
+    def keep(self, old: Block, new: Block) -> None:
+        """Put `old` back in the place of `new` (the block that replaced it), with its text."""
+        old.take_place(new)
+        self.blocks[new.index] = old
 
     def update_full(self, new, old_blocks):
         reuse: dict[str, list[Block]] = {}

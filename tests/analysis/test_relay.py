@@ -1,0 +1,135 @@
+"""Edits that only move code (blank lines, comments, `name = <literal>` nothing reads)
+keep the block's tree and results: what the analyzer then says (findings, values,
+parameters) must equal a fresh analysis of the same text, and such edits must really be
+kept without running anything."""
+
+import gc
+import random
+import re
+from pathlib import Path
+
+from pallas_lsp.analysis.engine import ModuleAnalyzer
+from pallas_lsp.analysis.relay import LineEdit, line_edit
+
+from .helpers import dedent
+
+CORPUS = sorted(p for p in (Path(__file__).resolve().parents[1] / "corpus").glob("*.py"))
+STATEMENT = re.compile(r"^(\s+)[A-Za-z_]\w*(\s*=|\()")
+
+
+def everything(analyzer: ModuleAnalyzer, findings: list) -> tuple:
+    """All an editor is shown of one analysed text."""
+    return (findings,
+            [(n.span, n.text, str(n.value), n.hinted) for n in analyzer.value_notes()],
+            analyzer.parameter_notes())
+
+
+def fresh(text: str) -> tuple:
+    analyzer = ModuleAnalyzer()
+    out = everything(analyzer, analyzer.analyze(text))
+    del analyzer
+    gc.collect()   # its blocks share parse trees with the edited document's: let them go
+    return out
+
+
+def test_line_edit_is_whole_lines_inserted_or_deleted_at_one_place():
+    assert line_edit("a\nb\nc", "a\nx\ny\nb\nc") == LineEdit(1, 2)
+    assert line_edit("a\nx\nb", "a\nb") == LineEdit(1, -1)
+    assert line_edit("a\nb", "a\nB\n") is None        # a line changed in place too
+    assert line_edit("a\nb", "a\nc") is None          # the same number of lines
+    assert line_edit("a\nb\nc", "a\nx\nb\ny\nc") is None  # two places
+
+
+KERNEL = dedent('''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+
+    def kernel(x_hbm, o_ref, buf, sems):
+        slot = pl.program_id(0) % 2
+        acc = jnp.zeros((8, 128), jnp.float32)
+        cp = pltpu.make_async_copy(x_hbm, buf.at[slot], sems)
+        cp.start()
+        cp.wait()
+        doc = """two
+        lines"""
+        o_ref[...] = acc + buf[slot]
+
+
+    def run(x):
+        return pl.pallas_call(
+            kernel,
+            out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+            in_specs=[pl.BlockSpec(memory_space=pltpu.ANY)],
+            scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32), pltpu.SemaphoreType.DMA((2,))],
+        )(x)
+''')
+
+
+def edited(text: str, line: int, new: str) -> str:
+    lines = text.split("\n")
+    return "\n".join(lines[:line] + [new] + lines[line:])
+
+
+def check_kept(analyzer: ModuleAnalyzer, text: str, kept: bool) -> None:
+    got = everything(analyzer, analyzer.analyze(text))
+    assert analyzer.stats["moved"] == kept, text
+    if kept:
+        assert analyzer.stats["entries_run"] == 0
+    assert got == fresh(text)
+
+
+def test_blank_lines_comments_and_unread_literals_move_code_without_running_it():
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(KERNEL)
+    assert analyzer.value_notes() and analyzer.analyze(KERNEL)
+    at = KERNEL.split("\n").index("    cp.start()")
+    for new in ("", "    # a comment", "# at column 0", "    scratch_count = 3"):
+        check_kept(analyzer, edited(KERNEL, at, new), True)
+        check_kept(analyzer, KERNEL, True)   # and deleted again
+
+
+def test_lines_that_may_change_what_runs_are_analysed_again():
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(KERNEL)
+    lines = KERNEL.split("\n")
+    at = lines.index("    cp.start()")
+    inside_string = lines.index('    lines"""')
+    inside_call = lines.index("        kernel,")
+    for text in (edited(KERNEL, at, "    slot = 1"),                # a name the code reads
+                 edited(KERNEL, at, "    acc = 0.0"),
+                 edited(KERNEL, at, "    extra = jnp.ones((8, 128))"),  # not a literal
+                 edited(KERNEL, at, "    if slot:"),                 # not a statement of its own
+                 edited(KERNEL, inside_string, ""),                  # a string's value
+                 edited(KERNEL, inside_call, "")):                   # inside an expression
+        check_kept(analyzer, text, False)
+        check_kept(analyzer, KERNEL, False)
+
+
+def line_edits(lines: list[str], rng: random.Random) -> list[list[str]]:
+    """A line inserted before a random statement line, then deleted again."""
+    spots = [i for i, line in enumerate(lines) if STATEMENT.match(line)]
+    i = rng.choice(spots)
+    indent = STATEMENT.match(lines[i]).group(1)
+    new = rng.choice(["", f"{indent}# note", f"{indent}relay_tmp_{i} = {i}", f"{indent}relay_tmp = (1,",
+                      f"{indent}x = {i}"])
+    return [lines[:i] + [new] + lines[i:], lines]
+
+
+def test_corpus_modules_under_line_edits_equal_a_fresh_analysis():
+    assert len(CORPUS) >= 30
+    kept = 0
+    for path in CORPUS:
+        rng = random.Random(path.name)
+        lines = path.read_text(encoding="utf-8").split("\n")
+        analyzer = ModuleAnalyzer()
+        analyzer.analyze("\n".join(lines))
+        for _ in range(3):
+            for version in line_edits(lines, rng):
+                text = "\n".join(version)
+                got = everything(analyzer, analyzer.analyze(text))
+                kept += analyzer.stats["moved"]
+                assert got == fresh(text), f"{path.name}:\n{text}"
+    assert kept >= len(CORPUS)   # about half the edits move code only
