@@ -133,3 +133,18 @@ def test_corpus_modules_under_line_edits_equal_a_fresh_analysis():
                 kept += analyzer.stats["moved"]
                 assert got == fresh(text), f"{path.name}:\n{text}"
     assert kept >= len(CORPUS)   # about half the edits move code only
+
+
+def test_blocks_an_edit_replaced_do_not_hold_their_tree_while_garbage_keeps_them():
+    # The server freezes what a run leaves (gc.freeze): a replaced block may never be
+    # collected, and its text's tree is the one the block typed back takes again.
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(KERNEL)
+    kept_alive = list(analyzer._block_list.blocks)
+    at = KERNEL.split("\n").index("    cp.start()")
+    typed = KERNEL.replace("    cp.start()", "    cp.startx()")
+    analyzer.analyze(typed)
+    kept_alive += analyzer._block_list.blocks
+    analyzer.analyze(KERNEL)   # typed back: the kernel's block takes the first tree again
+    check_kept(analyzer, edited(KERNEL, at, "    # a comment"), True)
+    assert kept_alive

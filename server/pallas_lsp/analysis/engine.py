@@ -142,6 +142,8 @@ class ModuleAnalyzer:
             self._formatted = {}   # positions inside the kept block moved
         new = set(blocks)
         changed = new.symmetric_difference(old)
+        for b in old - new:
+            b.release()
         changed_names: set[str] = set()
         for b in changed:
             changed_names.update(block_names(b))

@@ -66,6 +66,13 @@ class Block:
         self.text, self.start, self.offset, self.index = new.text, new.start, new.offset, new.index
         self._starts = None
 
+    def release(self) -> None:
+        """This block left its document: it no longer holds its tree (it may live on in
+        garbage the GC does not see, frozen)."""
+        holders = CACHES.holders.get(self._tree) if isinstance(self._tree, ast.Module) else None
+        if holders is not None:
+            holders.discard(self)
+
     @property
     def sole_holder(self) -> bool:
         """Whether no other block holds this block's parse tree (equal texts share one)."""

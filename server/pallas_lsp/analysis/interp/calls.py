@@ -245,8 +245,9 @@ class CallingInterpreter(ABC):
             # A top-level function: the same arguments from the same call site give the
             # same result and findings (memoised: repeated helper calls cost nothing).
             key = (fnode, id(node), helper, loop_body, signature(args), signature(tuple(sorted(kwargs.items()))))
-            if key in ctx.memo:
-                return ctx.memo[key]
+            hit = ctx.memo.get(key)
+            if hit is not None:
+                return hit[0]
         env = bind(self, fnode, func, args, kwargs, node, frame, helper)
         active = ActiveCall(fnode, tuple(env.items()))
         if active.repeats(ctx.active):
@@ -255,7 +256,9 @@ class CallingInterpreter(ABC):
         effects = ctx.effects
         result = self._run_function(func, env, frame, loop_body, active)
         if key is not None and ctx.effects == effects:
-            ctx.memo[key] = result
+            # the arguments are kept with the result: values signed by identity (objects)
+            # stay alive, so that no later value of the run takes their `id`
+            ctx.memo[key] = (result, args, kwargs)
         return result
 
     def _call_foreign(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,

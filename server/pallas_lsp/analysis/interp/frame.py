@@ -164,7 +164,7 @@ class Context:
     in_foreign: bool = False
     interrupted: Callable[[], bool] | None = None   # asked every INTERRUPT_EVERY steps: stop?
     active: list[Any] = field(default_factory=list)   # envs.ActiveCall: the user functions being run
-    memo: dict = field(default_factory=dict)            # top-level function calls already analysed
+    memo: dict = field(default_factory=dict)            # top-level function calls already analysed: (result, args, kwargs)
     # Blocks of top-level functions the caller runs as entries of their own, with unknown
     # arguments: handed to code not followed here, they are not run again (`leaned_on`).
     run_alone: frozenset = frozenset()
