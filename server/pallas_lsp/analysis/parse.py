@@ -69,15 +69,19 @@ class Block:
     def release(self) -> None:
         """This block left its document: it no longer holds its tree (it may live on in
         garbage the GC does not see, frozen)."""
-        holders = CACHES.holders.get(self._tree) if isinstance(self._tree, ast.Module) else None
+        holders = self._holders()
         if holders is not None:
             holders.discard(self)
 
     @property
     def sole_holder(self) -> bool:
         """Whether no other block holds this block's parse tree (equal texts share one)."""
-        holders = CACHES.holders.get(self._tree) if isinstance(self._tree, ast.Module) else None
+        holders = self._holders()
         return holders is not None and len(holders) == 1
+
+    def _holders(self) -> Any:
+        """The blocks holding this block's parsed tree (`CACHES.holders`), if it has one."""
+        return CACHES.holders.get(self._tree) if isinstance(self._tree, ast.Module) else None
 
     @property
     def line_count(self) -> int:

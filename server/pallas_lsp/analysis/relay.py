@@ -82,7 +82,7 @@ def relaid(tree: ast.Module, new_text: str, edit: LineEdit) -> bool:
     if edit.count < 0:
         return not _starts_within(tree, first, last)
     lines = new_text.split("\n")[first - 1:last]
-    if all(not line.strip() or line.lstrip().startswith("#") for line in lines):
+    if all(map(_no_code, lines)):
         return True
     new_tree = parse_text(new_text)
     return new_tree is not None and _inserted_are_unread(new_tree, new_text, lines, first)
@@ -115,15 +115,14 @@ def _children(node: ast.AST) -> list[ast.AST]:
 def _only_compounds_span(tree: ast.AST, after: int) -> bool:
     """Whether every node that runs across the place after line `after` (1-based) is a
     statement with a body: the place is between two lines of code of one body."""
-    node: ast.AST | None = tree
-    while node is not None:
+    node = tree
+    while True:
         spanning = [c for c in _children(node) if c.lineno <= after < c.end_lineno]   # type: ignore[attr-defined]
         if not spanning:
             return True
         if len(spanning) > 1 or not isinstance(spanning[0], _COMPOUND):
             return False
         node = spanning[0]
-    return True
 
 
 def _starts_within(tree: ast.AST, first: int, last: int) -> bool:
@@ -159,8 +158,12 @@ def _inserted_are_unread(tree: ast.Module, text: str, lines: list[str], first: i
                               or (in_function and not isinstance(c, ast.ClassDef))))
             else:
                 return False
-    return all(first + i in covered or not line.strip() or line.lstrip().startswith("#")
-               for i, line in enumerate(lines))
+    return all(first + i in covered or _no_code(line) for i, line in enumerate(lines))
+
+
+def _no_code(line: str) -> bool:
+    """A blank line or a comment."""
+    return not line.strip() or line.lstrip().startswith("#")
 
 
 def _literal_assignment(node: ast.AST) -> bool:
