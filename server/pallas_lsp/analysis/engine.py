@@ -45,6 +45,7 @@ from .pallas.kinds import settle_kind_choices
 from .pallas.protocol import Protocol
 from .pallas.replay import replay_kernels
 from .parse import Block, BlockList
+from .recall import EarlierResults
 from .relay import keep_moved_block
 from .report import ContractFinding, loc_span
 from .suppression import apply_noqa
@@ -118,6 +119,7 @@ class ModuleAnalyzer:
         self._alone: frozenset = frozenset()
         self._broad = False
         self._entries: dict = {}     # key -> (raw findings, deps)
+        self._earlier = EarlierResults()   # stale results, for an edit that takes the code back
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
         self.stats = {"blocks": 0, "entries_run": 0, "moved": 0}
 
@@ -142,8 +144,7 @@ class ModuleAnalyzer:
             self._formatted = {}   # positions inside the kept block moved
         new = set(blocks)
         changed = new.symmetric_difference(old)
-        for b in old - new:
-            b.release()
+        self._block_list.retire(old - new)
         changed_names: set[str] = set()
         for b in changed:
             changed_names.update(block_names(b))
@@ -159,6 +160,8 @@ class ModuleAnalyzer:
                         bindings[name] = b
                         break
         state = ModuleState(blocks, bindings, self.path, self.package, self.workspace, interrupted=cancelled)
+        # what the entries cached so far were valid under (a stale one is kept with it)
+        valid_under = (self._alone, self._creators, self._ws_generation)
         ws_changed = self.workspace is not None and self.workspace.generation != self._ws_generation
         if ws_changed:
             self._ws_generation = self.workspace.generation
@@ -173,14 +176,29 @@ class ModuleAnalyzer:
         old_entries = self._entries
         entries = self._entries = {}
         todo = []
+        stale = [(block, old_entries[block]) for block in old - new if block in old_entries]
         for block in blocks:
             cached = old_entries.get(block)
             if cached is None or (changed_names and not changed_names.isdisjoint(cached.deps)) \
                     or (ws_changed and cached.reads_other_modules and not self._external_valid(cached.deps)) \
                     or (creators_changed and (cached.skipped or cached.leaned_on)):
                 todo.append(block)
+                if cached is not None:
+                    stale.append((block, cached))
             else:
                 entries[block] = cached
+        try:
+            ran = self._run_todo(entries, todo, state, cancelled)
+        finally:   # kept after the runs, which may recall the results they replace
+            for block, result in stale:
+                self._earlier.keep(block, result, valid_under)
+        raws = [raw for block in blocks for raw in entries[block].findings]
+        self.stats = {"blocks": len(blocks), "entries_run": ran, "moved": int(moved)}
+        return self._finish(raws)
+
+    def _run_todo(self, entries: dict, todo: list, state: ModuleState, cancelled) -> int:
+        """Run the entries in `todo` into `entries`: how many ran."""
+        blocks = state.blocks
         # Later blocks first: a kernel's `pallas_call` usually follows it, and a kernel
         # another entry runs with its refs needs no run of its own with unknown ones.
         ran = 0
@@ -202,9 +220,7 @@ class ModuleAnalyzer:
                 ran += self._run_into(entries, block, state, cancelled)
         if cancelled is not None and ran and cancelled():
             raise Cancelled
-        raws = [raw for block in blocks for raw in entries[block].findings]
-        self.stats = {"blocks": len(blocks), "entries_run": ran, "moved": int(moved)}
-        return self._finish(raws)
+        return ran
 
     def _run_alone(self, added, removed, creators, anew: bool) -> frozenset:
         """The function blocks in the closure (run as entries of their own): updated for
@@ -213,7 +229,12 @@ class ModuleAnalyzer:
         return kept | {b for b in added if is_definition(b) and in_closure(b, self.package, creators, self._broad)[0]}
 
     def _run_into(self, entries: dict, block: Block, state: ModuleState, cancelled) -> int:
-        """Run one entry into `entries` (1: one entry run)."""
+        """Run one entry into `entries` (1: one entry run; 0: a result kept from an
+        earlier text holds again)."""
+        earlier = self._earlier.recall(block, (self._alone, self._creators, self._ws_generation), state.resolves)
+        if earlier is not None:
+            entries[block] = earlier
+            return 0
         if cancelled is not None and cancelled():
             raise Cancelled
         try:

@@ -120,13 +120,22 @@ class ModuleState:
         b = self.bindings.get(name)
         return b.key if b is not None else None
 
+    def resolves(self, name: str, key) -> bool:
+        """Whether a dependency an entry recorded (`Context.deps`) holds in this run: the
+        global `name` is bound by the block `key`, or the other module `@name` is at the
+        version `key`."""
+        if name.startswith("@"):
+            return self.workspace is not None and self.workspace.version(name[1:]) == key
+        return self.binding_key(name) == key
+
     def global_value(self, name, ctx, frame):
         block = self.bindings.get(name)
         if block is not None and block.key in self._evaluating:
             # `kernel = functools.partial(kernel, ...)`: inside the block that rebinds the
             # name, it still means the earlier binding.
             block = next((b for b in reversed(self.blocks[:block.index]) if name in block_names(b)), None)
-        ctx.deps[name] = block.key if block is not None else None
+        if self.loc_path is None:   # another module's names: its version is the dependency
+            ctx.deps[name] = block.key if block is not None else None
         if block is None:
             if STAR_IMPORT in self.bindings:
                 value = self.star_value(name, ctx)

@@ -29,7 +29,9 @@ from .caches import CACHES
 # quotes are matched too, so that lines inside a multi-line string never start a block.
 _START_OR_QUOTE = re.compile(r'^(?=[^\s#)\]}])|"""|\'\'\'', re.MULTILINE)
 _CONTINUATION = re.compile(r"(?:else|elif|except|finally|case)\b")
-
+# Blocks that left the document kept for an edit that brings their text back (an undo,
+# a character typed and deleted): the same object returns, and with it its results.
+LEFT_BLOCKS = 16
 
 
 class Block:
@@ -194,22 +196,48 @@ class BlockList:
     `update(new_text)` finds the changed region by comparing with the previous text,
     re-splits only the blocks around it and keeps every other `Block` object (so their
     parse trees and the analysis results keyed by them stay valid); blocks after the
-    edit only have their offsets and line numbers shifted."""
+    edit only have their offsets and line numbers shifted.  Blocks that left the document
+    (`retire`) come back when their text does."""
 
     def __init__(self):
         self.text: str | None = None
         self.blocks: list[Block] = []
         # (old block, its new text's block) when the last update replaced one block by one
         self.replaced: tuple[Block, Block] | None = None
+        self._left: dict[str, Block] = {}   # text -> a block that left, oldest first
+
+    def retire(self, blocks) -> None:
+        """`blocks` left the document: keep the last LEFT_BLOCKS (they hold their trees)
+        for their texts' return; the others release theirs."""
+        for b in blocks:
+            earlier = self._left.pop(b.text, None)
+            if earlier is not None and earlier is not b:
+                earlier.release()
+            self._left[b.text] = b
+        while len(self._left) > LEFT_BLOCKS:
+            self._left.pop(next(iter(self._left))).release()
+
+    def _reuse(self, blocks) -> dict[str, list[Block]]:
+        """Text -> the blocks an update may keep for it: `blocks`, then one that left."""
+        reuse: dict[str, list[Block]] = {}
+        for b in blocks:
+            reuse.setdefault(b.text, []).append(b)
+        for text, b in self._left.items():
+            reuse.setdefault(text, []).append(b)
+        return reuse
 
     def update(self, new: str) -> list[Block]:
         before = self.blocks
         self.replaced = None
         after = self._update(new)
+        known = set(before)
+        for text, b in list(self._left.items()):
+            if b.index < len(after) and after[b.index] is b:
+                del self._left[text]   # back in the document, as it was
+                known.add(b)
         kept = set(after)
         gone = [b for b in before if b not in kept]
         if len(gone) == 1 and len(before) == len(after):
-            known = set(before)
             fresh = [b for b in after if b not in known]
             if len(fresh) == 1 and fresh[0].index == gone[0].index:
                 self.replaced = (gone[0], fresh[0])
@@ -226,14 +254,11 @@ class BlockList:
             return blocks
         s = _common_suffix(old, new, min(len(old), len(new)) - p)
         old_end, new_end = len(old) - s, len(new) - s
-        reuse: dict[str, list[Block]] = {}
         if any(q in chunk for chunk in (old[max(0, p - 3):old_end + 3], new[max(0, p - 3):new_end + 3])
                for q in ('"""', "'''")):
             # String boundaries may have moved: split everything again, but keep the
             # Block objects whose text is unchanged.
-            for b in blocks:
-                reuse.setdefault(b.text, []).append(b)
-            self.blocks = _split_range(new, 0, len(new), 0, reuse)
+            self.blocks = _split_range(new, 0, len(new), 0, self._reuse(blocks))
             return self.blocks
         offsets = [b.offset for b in blocks]
         i = max(0, bisect.bisect_right(offsets, p) - 2)
@@ -241,9 +266,7 @@ class BlockList:
         delta = len(new) - len(old)
         begin = offsets[i]
         end = offsets[j] + delta if j < len(blocks) else len(new)
-        for b in blocks[i:j]:
-            reuse.setdefault(b.text, []).append(b)
-        mid = _split_range(new, begin, end, blocks[i].start, reuse)
+        mid = _split_range(new, begin, end, blocks[i].start, self._reuse(blocks[i:j]))
         if mid and j < len(blocks) and mid[-1].text.startswith("@"):
             self.blocks = []  # a decorator now joins the next block: rare, split all
             return self.update_full(new, blocks)
@@ -264,11 +287,8 @@ class BlockList:
         self.blocks[new.index] = old
 
     def update_full(self, new, old_blocks):
-        reuse: dict[str, list[Block]] = {}
-        for b in old_blocks:
-            reuse.setdefault(b.text, []).append(b)
         self.text = new
-        self.blocks = _split_range(new, 0, len(new), 0, reuse)
+        self.blocks = _split_range(new, 0, len(new), 0, self._reuse(old_blocks))
         return self.blocks
 
 
