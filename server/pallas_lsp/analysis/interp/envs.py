@@ -16,6 +16,7 @@ from ..values import (
     Seq,
     SeqOf,
     SeqTail,
+    join,
     join_all,
 )
 from .frame import Arg
@@ -109,6 +110,12 @@ def env_same(a: dict, b: dict) -> bool:
 def join_envs(envs: list[dict]) -> dict:
     if len(envs) == 1:
         return envs[0]
+    if len(envs) == 2:   # two branches: most names hold the same value in both
+        a, b = envs
+        joined = {k: v if v is (w := b.get(k, UNKNOWN)) else join(v, w) for k, v in a.items()}
+        if len(a) != len(b) or not a.keys() == b.keys():
+            joined.update((k, join(UNKNOWN, w)) for k, w in b.items() if k not in a)
+        return joined
     keys: set[str] = set()
     for e in envs:
         keys.update(e)
