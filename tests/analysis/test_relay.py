@@ -148,3 +148,26 @@ def test_blocks_an_edit_replaced_do_not_hold_their_tree_while_garbage_keeps_them
     analyzer.analyze(KERNEL)   # typed back: the kernel's block takes the first tree again
     check_kept(analyzer, edited(KERNEL, at, "    # a comment"), True)
     assert kept_alive
+
+
+HELPER = dedent('''
+    def width(dtype):
+        bits = 32
+        return bits
+''')
+
+
+def test_a_helper_a_sibling_module_copies_keeps_its_tree(tmp_path):
+    from pallas_lsp.analysis.workspace import Workspace
+
+    (tmp_path / "sibling.py").write_text(HELPER + "\n\nWIDTH = 32\n")   # a block of the same text
+    caller = KERNEL.replace("    slot = pl.program_id(0) % 2\n",
+                            "    slot = pl.program_id(0) % (sibling_width(0) - width(0) + 2)\n")
+    doc = "from sibling import width as sibling_width\n\n\n" + HELPER + "\n\n" + caller
+    analyzer = ModuleAnalyzer(str(tmp_path / "doc.py"), Workspace([str(tmp_path)]))
+    analyzer.analyze(doc)
+    moved = doc.replace("    bits = 32\n", "    bits = 32\n    # a comment\n", 1)
+    got = everything(analyzer, analyzer.analyze(moved))
+    assert analyzer.stats["moved"] == 1 and analyzer.stats["entries_run"] == 0
+    again = ModuleAnalyzer(str(tmp_path / "doc.py"), Workspace([str(tmp_path)]))
+    assert got == everything(again, again.analyze(moved))

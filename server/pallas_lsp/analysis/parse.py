@@ -38,6 +38,7 @@ class Block:
     """One top-level statement: its text, where it starts, its (lazily parsed) tree."""
 
     __slots__ = ("__weakref__", "_starts", "_tree", "index", "offset", "start", "text")
+    shares_trees = True   # a tree parsed once for equal texts (`CACHES.parse`)
 
     def __init__(self, text: str, start: int, offset: int):
         self.text = text
@@ -56,7 +57,7 @@ class Block:
     def tree(self) -> ast.Module | None:
         """The parsed block, or None when it does not parse (half-typed code)."""
         if self._tree is False:
-            self._tree = parse_text(self.text)
+            self._tree = parse_text(self.text) if self.shares_trees else _parse(self.text)
             if self._tree is not None:
                 CACHES.holders.setdefault(self._tree, weakref.WeakSet()).add(self)
         return self._tree if isinstance(self._tree, ast.Module) else None
@@ -131,17 +132,30 @@ class Block:
         return f"Block(start={self.start}, {self.text[:30]!r})"
 
 
+class ForeignBlock(Block):
+    """A block of another module (`workspace.py`): its tree is its own, never one a block
+    of the document holds too (a helper copied between sibling modules), so that an edit
+    that only moves the document's block can keep its tree (`relay.py`)."""
+
+    __slots__ = ()
+    shares_trees = False
+
+
 def parse_text(text: str) -> ast.Module | None:
+    """The tree of `text`, shared with every other text equal to it; None: no parse."""
     tree = CACHES.parse.get(text, False)
     if not isinstance(tree, (ast.Module, type(None))):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes etc.
-                tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tree = None
-        CACHES.parse.put(text, tree)
+        tree = CACHES.parse.put(text, _parse(text))
     return tree
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes etc.
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def block_starts(text: str, begin: int = 0, end: int | None = None) -> list[int]:
@@ -299,7 +313,8 @@ def _open_brackets(piece: str) -> bool:
             > piece.count(")") + piece.count("]") + piece.count("}"))
 
 
-def _split_range(text: str, begin: int, end: int, first_line: int, reuse: dict) -> list[Block]:
+def _split_range(text: str, begin: int, end: int, first_line: int, reuse: dict,
+                 make: type[Block] = Block) -> list[Block]:
     """Blocks of text[begin:end].  Blocks that do not parse alone (a bracket left open
     across a column-0 line, for instance) are merged with their successors until they
     do, a few at most; what still fails stays an unparsable block and is skipped."""
@@ -324,7 +339,7 @@ def _split_range(text: str, begin: int, end: int, first_line: int, reuse: dict) 
             block = olds.pop(0)
             block.start, block.offset = line, a
         else:
-            block = Block(piece, line, a)
+            block = make(piece, line, a)
         block.index = len(blocks)
         blocks.append(block)
         line += piece.count("\n")
@@ -332,6 +347,6 @@ def _split_range(text: str, begin: int, end: int, first_line: int, reuse: dict) 
     return blocks
 
 
-def split_blocks(text: str) -> list[Block]:
-    """Split a whole module into blocks (one-shot)."""
-    return _split_range(text, 0, len(text), 0, {})
+def split_blocks(text: str, make: type[Block] = Block) -> list[Block]:
+    """Split a whole module into blocks (one-shot), made by `make`."""
+    return _split_range(text, 0, len(text), 0, {}, make)

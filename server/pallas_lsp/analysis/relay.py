@@ -25,6 +25,10 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
              *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
+# Expression contexts (`Load`, `Store`, `Del`): shared instances without positions.
+_CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
+
+
 @dataclass(frozen=True, slots=True)
 class LineEdit:
     """Whole lines inserted into (`count` > 0) or deleted from (`count` < 0) a text, after
@@ -89,15 +93,25 @@ def relaid(tree: ast.Module, new_text: str, edit: LineEdit) -> bool:
 
 
 def move(tree: ast.Module, edit: LineEdit) -> None:
-    """Give the nodes of `tree` their lines after `edit`."""
+    """Give the nodes of `tree` their lines after `edit` (a node that ends before it
+    holds none that moves)."""
     after, count = edit.after, edit.count
-    for node in ast.walk(tree):
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
         end = getattr(node, "end_lineno", None)
-        if end is None or end <= after:
-            continue
-        node.end_lineno = end + count   # type: ignore[attr-defined]
-        if node.lineno > after:   # type: ignore[attr-defined]
-            node.lineno += count  # type: ignore[attr-defined]
+        if end is not None:
+            if end <= after:
+                continue
+            node.end_lineno = end + count   # type: ignore[attr-defined]
+            if node.lineno > after:   # type: ignore[attr-defined]
+                node.lineno += count  # type: ignore[attr-defined]
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack.extend(v for v in value if isinstance(v, ast.AST) and type(v) not in _CONTEXTS)
+            elif isinstance(value, ast.AST) and type(value) not in _CONTEXTS:
+                stack.append(value)
 
 
 def _children(node: ast.AST) -> list[ast.AST]:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 from .module import ModuleState, block_names
-from .parse import split_blocks
+from .parse import ForeignBlock, split_blocks
 from .values import UNKNOWN, Api, ModuleV
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class ForeignModule:
         self.name = name
         self.path = path
         stub = path.endswith(".pyi")
-        blocks = split_blocks(text)
+        blocks = split_blocks(text, ForeignBlock)
         bindings = {}
         for b in blocks:
             if stub and b.text.startswith(_STUB_BODIES):
