@@ -160,8 +160,8 @@ class ModuleAnalyzer:
                         bindings[name] = b
                         break
         state = ModuleState(blocks, bindings, self.path, self.package, self.workspace, interrupted=cancelled)
-        # what the entries cached so far were valid under (a stale one is kept with it)
-        valid_under = (self._alone, self._creators, self._ws_generation)
+        # the setting the cached entries were valid in (a stale one is kept with it)
+        valid_under = self._setting()
         ws_changed = self.workspace is not None and self.workspace.generation != self._ws_generation
         if ws_changed:
             self._ws_generation = self.workspace.generation
@@ -180,7 +180,7 @@ class ModuleAnalyzer:
         for block in blocks:
             cached = old_entries.get(block)
             if cached is None or (changed_names and not changed_names.isdisjoint(cached.deps)) \
-                    or (ws_changed and cached.reads_other_modules and not self._external_valid(cached.deps)) \
+                    or (ws_changed and cached.reads_other_modules and not _other_modules_hold(state, cached.deps)) \
                     or (creators_changed and (cached.skipped or cached.leaned_on)):
                 todo.append(block)
                 if cached is not None:
@@ -231,7 +231,7 @@ class ModuleAnalyzer:
     def _run_into(self, entries: dict, block: Block, state: ModuleState, cancelled) -> int:
         """Run one entry into `entries` (1: one entry run; 0: a result kept from an
         earlier text holds again)."""
-        earlier = self._earlier.recall(block, (self._alone, self._creators, self._ws_generation), state.resolves)
+        earlier = self._earlier.recall(block, self._setting(), state.resolves)
         if earlier is not None:
             entries[block] = earlier
             return 0
@@ -337,9 +337,10 @@ class ModuleAnalyzer:
                 return note
         return None
 
-    def _external_valid(self, deps):
-        ws = self.workspace
-        return all(ws.version(name[1:]) == key for name, key in deps.items() if name.startswith("@"))
+    def _setting(self) -> tuple:
+        """What every entry result depends on beyond the names it read: the blocks run as
+        entries of their own, the creator closure, the workspace's generation."""
+        return self._alone, self._creators, self._ws_generation
 
     def _run_entry(self, block: Block, state: ModuleState) -> EntryResult:
         if block.tree is None:
@@ -480,6 +481,11 @@ def _kernel_def(block: Block) -> ast.AST | None:
     tree = block.tree if is_definition(block) else None
     node = tree.body[0] if tree is not None and tree.body else None
     return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+
+def _other_modules_hold(state: ModuleState, deps: dict) -> bool:
+    """Whether every other module an entry read (`@module` deps) is at the version it read."""
+    return all(state.resolves(name, key) for name, key in deps.items() if name.startswith("@"))
 
 
 def _union(entries: dict, field_name: str) -> set:
