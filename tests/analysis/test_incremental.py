@@ -390,3 +390,29 @@ def test_creators_kept_alive_only_by_each_other_are_dropped():
             return p()
     ''')
     check_sequence([before, before.replace("return pltpu.SemaphoreType.DMA((2,))", "return q()"), before])
+
+
+def test_a_function_that_leaves_the_creator_closure_drops_what_its_run_showed():
+    """An import from outside JAX (typed by mistake) brings `Precision`, and `body` that
+    names it, into the creator closure: `body` runs as an entry of its own, with the values
+    of its run. The import typed back leaves `body` to its callers again (its run read
+    nothing the import binds: the name is an annotation), and its values go with it, as in
+    a fresh analysis."""
+    text = dedent('''
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
+        from jax import lax as ops
+
+        Precision = ops.Precision
+
+
+        def body(n: Precision):
+            return pl.program_id(0) + jnp.int32(n)
+    ''')
+    analyzer = ModuleAnalyzer()
+    for version in (text, text.replace("from jax import", "from jaxx import"), text):
+        analyzer.analyze(version)
+        fresh = ModuleAnalyzer()
+        fresh.analyze(version)
+        assert analyzer.value_notes() == fresh.value_notes(), version
+    assert analyzer.value_notes() == []

@@ -82,6 +82,12 @@ class EntryResult:
         return any(k.startswith("@") for k in self.deps)
 
 
+def _no_longer_alone(block: Block, cached: EntryResult, alone: frozenset) -> bool:
+    """A function or class that ran as an entry of its own, now outside the creator
+    closure: its entry is skipped now (its run's values and findings go)."""
+    return not cached.skipped and not cached.invoked and block not in alone and is_definition(block)
+
+
 _SKIPPED = EntryResult(skipped=True)
 _INVOKED = EntryResult(invoked=True)
 
@@ -181,7 +187,8 @@ class ModuleAnalyzer:
             cached = old_entries.get(block)
             if cached is None or (changed_names and not changed_names.isdisjoint(cached.deps)) \
                     or (ws_changed and cached.reads_other_modules and not _other_modules_hold(state, cached.deps)) \
-                    or (creators_changed and (cached.skipped or cached.leaned_on)):
+                    or (creators_changed and (cached.skipped or cached.leaned_on)) \
+                    or (anew and _no_longer_alone(block, cached, state.run_alone)):
                 todo.append(block)
                 if cached is not None:
                     stale.append((block, cached))
