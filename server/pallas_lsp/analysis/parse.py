@@ -102,7 +102,7 @@ class Block:
         starts = self._starts
         if starts is None:
             starts = self._starts = array("I", [0])
-            find, text = self.text.find, self.text
+            find = self.text.find
             at = find("\n")
             while at >= 0:
                 starts.append(at + 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..pallas.values import BlockSpecV, CompilerParamsV
+from ..pallas.values import CompilerParamsV
 from ..report import ContractFinding, ContractNote
 from ..values import Api, Const, Seq
 from .layout import Layout

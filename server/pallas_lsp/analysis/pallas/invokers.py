@@ -43,7 +43,6 @@ from .model import Binding, Invoker
 from .sems import Sem, SemType, Site, allocate, holds_sem, map_sems
 from .values import (
     ArraySpecV,
-    BufferRef,
     CompilerParamsV,
     CoreMapDecorator,
     GridSpecV,
