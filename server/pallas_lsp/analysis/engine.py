@@ -37,6 +37,7 @@ from .findings import Finding, Span
 from .interp.core import Interpreter
 from .interp.domain import Domain
 from .interp.frame import Budget, Context, Frame, Interrupted
+from .interp.summaries import Summaries
 from .module import STAR_IMPORT, ModuleState, block_names
 from .pallas.domain import NamedSem, PallasDomain
 from .pallas.indexed_use import Evidence, inferred_array
@@ -76,6 +77,7 @@ class EntryResult:
     leaned_on: frozenset = frozenset()  # blocks whose own entries run what it handed to unknown code
     skipped: bool = False
     invoked: bool = False     # a kernel another entry runs with its refs: not run on its own
+    cut: bool = False         # steps ran out: its next run takes no call remembered from another
 
     @property
     def reads_other_modules(self) -> bool:
@@ -126,8 +128,11 @@ class ModuleAnalyzer:
         self._broad = False
         self._entries: dict = {}     # key -> (raw findings, deps)
         self._earlier = EarlierResults()   # stale results, for an edit that takes the code back
+        self._summaries = Summaries()      # calls of other modules' functions, remembered across runs
+        self._cut_before: set = set()      # blocks whose last run ran out of steps
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
-        self.stats = {"blocks": 0, "entries_run": 0, "moved": 0}
+        self.stats = {"blocks": 0, "entries_run": 0, "moved": 0, "calls_remembered": 0}
+        self._remembered = 0   # calls taken from `_summaries` by the analysis under way
 
     def analyze(self, source: str, cancelled: Callable[[], bool] | None = None) -> list[Finding]:
         """Findings for `source`.  `cancelled` is asked between entries and every
@@ -171,6 +176,8 @@ class ModuleAnalyzer:
         ws_changed = self.workspace is not None and self.workspace.generation != self._ws_generation
         if ws_changed:
             self._ws_generation = self.workspace.generation
+        self._summaries.renew(self._ws_generation)
+        state.summaries = self._summaries
         broad = self._broad
         creators = self._creator_names(blocks, changed, new)
         creators_changed = creators != self._creators
@@ -194,13 +201,16 @@ class ModuleAnalyzer:
                     stale.append((block, cached))
             else:
                 entries[block] = cached
+        self._cut_before = {block for block, result in stale if result.cut}
+        self._remembered = 0
         try:
             ran = self._run_todo(entries, todo, state, cancelled)
         finally:   # kept after the runs, which may recall the results they replace
             for block, result in stale:
                 self._earlier.keep(block, result, valid_under)
         raws = [raw for block in blocks for raw in entries[block].findings]
-        self.stats = {"blocks": len(blocks), "entries_run": ran, "moved": int(moved)}
+        self.stats = {"blocks": len(blocks), "entries_run": ran, "moved": int(moved),
+                      "calls_remembered": self._remembered}
         return self._finish(raws)
 
     def _run_todo(self, entries: dict, todo: list, state: ModuleState, cancelled) -> int:
@@ -245,7 +255,7 @@ class ModuleAnalyzer:
         if cancelled is not None and cancelled():
             raise Cancelled
         try:
-            entries[block] = self._run_entry(block, state)
+            entries[block] = self._run_entry(block, state, block not in self._cut_before)
         except Interrupted:
             raise Cancelled from None
         return 1
@@ -349,14 +359,31 @@ class ModuleAnalyzer:
         entries of their own, the creator closure, the workspace's generation."""
         return self._alone, self._creators, self._ws_generation
 
-    def _run_entry(self, block: Block, state: ModuleState) -> EntryResult:
+    def _run_entry(self, block: Block, state: ModuleState, remembered: bool) -> EntryResult:
+        """`remembered`: calls of other modules' functions may be taken from earlier runs
+        (`interp.summaries`); they count every step a run of them takes, which the
+        in-run memo may not: where steps (or Python's stack) ran out in such a run, the
+        run without them decides."""
         if block.tree is None:
             return EntryResult()
-        ctx, interp, complete = self._run_block(block, state, self.domains, Evidence())
+        result = self._entry(block, state, state.summaries) if remembered else None
+        if result is None:
+            result = self._entry(block, state, None)
+            assert result is not None
+        return result
+
+    def _entry(self, block: Block, state: ModuleState, summaries: Summaries | None) -> EntryResult | None:
+        """One entry's result; None when steps ran out in a run that took remembered calls."""
+        ctx, interp, complete = self._run_block(block, state, self.domains, True, None, summaries)
+        if ctx.summary_hits and (ctx.cut or not complete):
+            return None
         arrays = ctx.evidence.arrays()
         if arrays:   # again, with the names known to be semaphore arrays by their use
-            ctx, interp, complete = self._run_block(block, state, self.domains, None, arrays)
+            ctx, interp, complete = self._run_block(block, state, self.domains, False, arrays, summaries)
         contract = self._check_contracts(interp, ctx)
+        if ctx.summary_hits and (ctx.cut or not complete):
+            return None
+        self._remembered += ctx.summary_hits
         settle_kind_choices(ctx.protocol)
         checks.report_inside_indexing_helpers(ctx.findings, ctx.indexed_sites, ctx.kernel_nodes)
         for raw in ctx.findings:
@@ -367,16 +394,19 @@ class ModuleAnalyzer:
         return EntryResult((*ctx.findings, *ctx.rule_findings, *contract.findings, *protocol), dict(ctx.deps),
                            tuple(ctx.views), contract.bindings, contract.calls,
                            frozenset(ctx.certain_kernels) if complete else frozenset(),  # a kernel cut short
-                           frozenset(ctx.leaned_on))
+                           frozenset(ctx.leaned_on), cut=ctx.cut)
 
     @staticmethod
-    def _run_block(block: Block, state: ModuleState, domains: tuple[Domain, ...], evidence: Evidence | None,
-                   arrays: dict | None = None) -> tuple[Context, Interpreter, bool]:
+    def _run_block(block: Block, state: ModuleState, domains: tuple[Domain, ...], collect: bool,
+                   arrays: dict | None, summaries: Summaries | None) -> tuple[Context, Interpreter, bool]:
         """Run an entry's block and the kernels it makes: (its context, its interpreter,
-        whether it ran to the end)."""
-        ctx = Context(state, domains, interrupted=state.interrupted, run_alone=state.run_alone, entry_block=block)
+        whether it ran to the end). `collect`: the evidence of semaphore arrays known by
+        their use (`arrays`: what an earlier run found); `summaries`: calls of other
+        modules' functions remembered from earlier runs."""
+        ctx = Context(state, domains, interrupted=state.interrupted, run_alone=state.run_alone, entry_block=block,
+                      summaries=summaries)
         ctx.protocol = Protocol()
-        ctx.evidence = evidence
+        ctx.evidence = Evidence() if collect else None
         if arrays:
             ctx.overrides = {binding: inferred_array(views) for binding, views in arrays.items()}
         interp = Interpreter(ctx)
@@ -388,7 +418,9 @@ class ModuleAnalyzer:
             while ctx.pending:
                 invoke_kernel(interp, ctx.pending[0], None)
             return ctx, interp, True
-        except (Budget, RecursionError):
+        except Budget:
+            ctx.cut = True
+        except RecursionError:
             pass
         except Exception:
             log.exception("pallas-lsp: analysing the block at line %d failed", block.start + 1)
@@ -407,7 +439,7 @@ class ModuleAnalyzer:
         try:
             return check_calls(interp, ctx.calls)
         except (Budget, RecursionError):
-            pass
+            ctx.cut = True
         except Exception:
             log.exception("pallas-lsp: checking a pallas_call contract failed")
         return ContractResult((), ())

@@ -42,7 +42,8 @@ SCALAR = _Scalar()
 
 class DomainValue:
     """A value a domain makes.  The lattice asks the value itself: `join` at merges,
-    `same` at loop fixpoints, `signature` for memo keys; `noted` values are told to the
+    `same` at loop fixpoints, `signature` for memo keys (`stable_signature` and
+    `portable` for calls remembered across runs); `noted` values are told to the
     domains where the document names them (hover); `loop_tracked` values make a
     loop run another round while they change (others settle with their join)."""
 
@@ -61,6 +62,15 @@ class DomainValue:
     def signature(self) -> Any:
         """A hashable summary, alike for values a call cannot tell apart."""
         return id(self)
+
+    # Whether another run of the entry may take this value as it is (it holds no ref,
+    # semaphore or node of the run that made it): `interp.summaries`.
+    portable = False
+
+    def stable_signature(self) -> Any:
+        """A hashable summary that another run gives an alike value (None: this value is
+        made afresh by each run)."""
+        return None
 
 
 @dataclass(frozen=True, eq=False, slots=True)

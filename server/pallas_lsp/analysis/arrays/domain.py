@@ -12,7 +12,7 @@ from typing import Any
 from ..caches import CACHES
 from ..interp.domain import NOT_MINE, Domain
 from ..interp.frame import Arg as CallArg
-from ..interp.frame import CallArgs, Evaluator, Frame
+from ..interp.frame import CallArgs, Context, Evaluator, Frame
 from ..values import UNKNOWN, Const, Loc
 from . import refs
 from .args import Arg, DTypeArg, Py
@@ -103,6 +103,10 @@ class ArrayDomain(Domain):
     def truth_asked(self, ev: Evaluator, value: Any, node: ast.expr, frame: Frame) -> None:
         if type(value) is ArrayValue and not value.concrete and reportable(ev, frame):
             traced_condition(ev, frame, value.array, node)
+
+    def record_size(self, ctx: Context) -> Any:
+        """The findings the body rules made (`add_once` counts those it did not repeat)."""
+        return len(ctx.rule_findings), ctx.reports
 
     def note(self, ev: Evaluator, node: ast.AST, value: Any, frame: Frame) -> None:
         if type(value) is ArrayValue:

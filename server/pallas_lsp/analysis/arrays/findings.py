@@ -68,6 +68,7 @@ def check(ev: Evaluator, frame: Frame, op: Operation, result: Any) -> None:
 
 def add_once(ev: Evaluator, finding: ContractFinding) -> None:
     """Once per node: loops and grid replays run a body more than once."""
+    ev.ctx.reports += 1
     if not any(f.code == finding.code and f.at.node is finding.at.node for f in ev.ctx.rule_findings):
         ev.ctx.rule_findings.append(finding)
 

@@ -47,6 +47,11 @@ class ArrayValue(DomainValue):
     def signature(self) -> Any:
         return ("array", self.array, self.concrete)
 
+    portable = True
+
+    def stable_signature(self) -> Any:
+        return (ArrayValue, self.array, self.concrete, self.origin.node if self.origin is not None else None)
+
 
 class ArrayRef(DomainValue):
     """A ref to an array buffer (the Pallas domain's `x_ref`): an array only once read
@@ -70,6 +75,11 @@ class ArrayMethod(DomainValue):
     def signature(self) -> Any:
         return ("method", self.array, self.name)
 
+    portable = True
+
+    def stable_signature(self) -> Any:
+        return self.signature()
+
 
 @dataclass(frozen=True, eq=False, slots=True)
 class TypeInfo(DomainValue):
@@ -80,6 +90,11 @@ class TypeInfo(DomainValue):
 
     def signature(self) -> Any:
         return ("info", self.kind, self.dtype)
+
+    portable = True
+
+    def stable_signature(self) -> Any:
+        return self.signature()
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -97,6 +112,11 @@ class PyFloat(DomainValue):
 
     def signature(self) -> Any:
         return ("python float",)
+
+    portable = True
+
+    def stable_signature(self) -> Any:
+        return self.signature()
 
 
 PY_FLOAT = PyFloat()

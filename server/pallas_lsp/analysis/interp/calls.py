@@ -34,7 +34,7 @@ from ..values import (
 from . import builtins
 from .binding import bind
 from .domain import NOT_MINE, Domain, answering
-from .envs import ActiveCall, signature
+from .envs import ActiveCall, Memoised, signature
 from .frame import (
     ANY_KWARGS,
     FOREIGN_STEP_BUDGET,
@@ -51,6 +51,18 @@ from .frame import (
 )
 from .functions import resolve_lazy
 from .operators import truth
+from .summaries import (
+    NOT_REMEMBERED,
+    Summary,
+    call_key,
+    copied,
+    gained_since,
+    marks,
+    portable,
+    record_size,
+    redo,
+    unchanged_inputs,
+)
 from .syntax import generator_kind, nonlocal_names
 
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
@@ -247,37 +259,111 @@ class CallingInterpreter(ABC):
             key = (fnode, id(node), helper, loop_body, signature(args), signature(tuple(sorted(kwargs.items()))))
             hit = ctx.memo.get(key)
             if hit is not None:
-                return hit[0]
+                if ctx.remembering:   # what a run of it costs, reads and did, for `ctx.summaries`
+                    ctx.memo_steps += hit.steps
+                    ctx.memo_skips += hit.touched
+                    if hit.deps:
+                        ctx.deps.update(hit.deps)
+                return hit.result
         env = bind(self, fnode, func, args, kwargs, node, frame, helper)
         active = ActiveCall(fnode, tuple(env.items()))
         if active.repeats(ctx.active):
             self._unfollowed(args, kwargs)
             return UNKNOWN  # the same call again inside itself: unbounded recursion
+        if key is None:
+            return self._run_function(func, env, frame, loop_body, active)
+        if ctx.remembering:
+            return self._run_memoised(func, env, frame, loop_body, active, key, (args, kwargs))
         effects = ctx.effects
         result = self._run_function(func, env, frame, loop_body, active)
-        if key is not None and ctx.effects == effects:
+        if ctx.effects == effects:
             # the arguments are kept with the result: values signed by identity (objects)
             # stay alive, so that no later value of the run takes their `id`
-            ctx.memo[key] = (result, args, kwargs)
+            ctx.memo[key] = Memoised(result, (args, kwargs))
+        return result
+
+    def _run_memoised(self, func: Func, env: dict[str, Any], frame: Frame, loop_body: bool, active: ActiveCall,
+                      key: tuple, given: tuple) -> Any:
+        """Within a call to remember, run a call of a top-level function and memoise it
+        with what `summaries` needs of a call that takes it: the steps a run of it takes
+        (those the memo saved inside it included), the names it reads, and whether it
+        changed the entry's record (a call memoised elsewhere is taken as changed)."""
+        ctx = self.ctx
+        effects, size, before = ctx.effects, record_size(ctx), marks(ctx)
+        start, saved, outer_deps = ctx.steps, ctx.memo_steps, ctx.deps
+        ctx.deps = {}
+        try:
+            result = self._run_function(func, env, frame, loop_body, active)
+        finally:
+            read, ctx.deps = ctx.deps, outer_deps
+            outer_deps.update(read)
+        if ctx.effects == effects:
+            touched = record_size(ctx) != size or any(g is not None for g in gained_since(ctx, before))
+            ctx.memo[key] = Memoised(result, given, ctx.steps - start + ctx.memo_steps - saved, read, touched)
         return result
 
     def _call_foreign(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
                       frame: Frame, helper: bool, loop_body: bool) -> Any:
         """Call another module's function from the entry's module, within what is left
-        of FOREIGN_STEP_BUDGET; past it, the call's value is unknown."""
+        of FOREIGN_STEP_BUDGET; past it, the call's value is unknown. A call an earlier
+        run made with the same inputs gives what it gave (`summaries`)."""
         ctx = self.ctx
         left = FOREIGN_STEP_BUDGET - ctx.foreign_steps
         if left <= 0:
+            ctx.cut = True
             return UNKNOWN
+        if func.node is None:
+            resolve_lazy(func)   # a top-level def parsed on its first call: the key names it
+        key = call_key(ctx, func, args, kwargs, frame, helper, loop_body)
+        kept = ctx.summaries.get(key) if key is not None else NOT_REMEMBERED
+        if key is None or kept is NOT_REMEMBERED:
+            return self._foreign_run(func, args, kwargs, node, frame, helper, loop_body)
+        if kept is not None and kept.steps <= left and ctx.steps + kept.steps <= ctx.budget:
+            ctx.summary_hits += 1
+            func.analysed = True
+            redo(ctx, kept)
+            return copied(kept.result)
+        return self._remembered_call(func, args, kwargs, node, frame, helper, loop_body, key)
+
+    def _foreign_run(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
+                     frame: Frame, helper: bool, loop_body: bool) -> Any:
+        ctx = self.ctx
+        left = FOREIGN_STEP_BUDGET - ctx.foreign_steps
         start, ctx.limit, ctx.in_foreign = ctx.steps, min(ctx.budget, ctx.steps + left), True
         try:
             return self.call_function(func, args, kwargs, node, frame, helper, loop_body)
         except ForeignBudget:
+            ctx.cut = True
             self._unfollowed(args, kwargs)
             return UNKNOWN
         finally:
             ctx.foreign_steps += ctx.steps - start
             ctx.limit, ctx.in_foreign = ctx.budget, False
+
+    def _remembered_call(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
+                         frame: Frame, helper: bool, loop_body: bool, key: tuple) -> Any:
+        """Run a call of another module's function and remember it when its result was all
+        it did (the other modules' names it read are noted with it)."""
+        ctx = self.ctx
+        size, before, start, saved, outer_deps = record_size(ctx), marks(ctx), ctx.steps, ctx.memo_steps, ctx.deps
+        left, skips = FOREIGN_STEP_BUDGET - ctx.foreign_steps, ctx.memo_skips
+        ctx.deps, ctx.remembering = {}, True
+        try:
+            result = self._foreign_run(func, args, kwargs, node, frame, helper, loop_body)
+        finally:
+            read, ctx.deps, ctx.remembering = ctx.deps, outer_deps, False
+            outer_deps.update(read)
+        steps = ctx.steps - start
+        # not when the memo skipped what a call inside did to the record: a run of its own
+        # might do it
+        if 0 < steps <= left and ctx.memo_skips == skips and record_size(ctx) == size and portable(result) \
+                and unchanged_inputs(args, kwargs, key[1]):
+            # counted as a run of its own counts it: every step, the memo's help aside
+            cost = steps + ctx.memo_steps - saved
+            ctx.summaries.put(key, Summary(copied(result), cost, read, gained_since(ctx, before)))
+        elif 0 < steps <= left:
+            ctx.summaries.put(key, NOT_REMEMBERED)
+        return result
 
     def _unfollowed(self, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> None:
         """A call not followed: what it does with what it is given is unknown."""

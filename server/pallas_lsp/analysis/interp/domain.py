@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from .frame import Binding, CallArgs, Evaluator, Frame
+from .frame import Binding, CallArgs, Context, Evaluator, Frame
 
 
 class _NotMine:
@@ -124,6 +124,27 @@ class Domain:
         """An argument's value as it enters a helper called from user code (the same
         value when nothing changes).  Not asked of Python's constants nor of UNKNOWN."""
         return value
+
+    # A call of another module's function is remembered across runs when what it did
+    # beyond its result can be done again (`interp.summaries`): it left this domain's
+    # `record_size` as it was, and what it added since `mark` is given by `since` and
+    # added again by `redo`.
+    def record_size(self, ctx: Context) -> Any:
+        """How much this domain has recorded of the entry in `ctx` so far (hashable),
+        but what `since` gives: any change, even one that repeats what is there, must
+        change it."""
+        return None
+
+    def mark(self, ctx: Context) -> Any:
+        """Where the record's parts that `since` gives end now."""
+        return None
+
+    def since(self, ctx: Context, mark: Any) -> Any:
+        """What those parts gained since `mark` (None: nothing)."""
+        return None
+
+    def redo(self, ctx: Context, gained: Any) -> None:
+        """Add again what `since` gave."""
 
     def class_attrs(self, qname: str) -> dict[str, Any]:
         """Attributes JAX gives every instance of the library class `qname` (and of the

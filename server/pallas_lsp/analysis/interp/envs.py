@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..values import (
@@ -48,6 +49,20 @@ def holds(value: Any, kind: Callable[[Any], bool], depth: int = 0, clean: dict[i
         return True
     clean[id(value)] = depth
     return False
+
+
+@dataclass(slots=True)
+class Memoised:
+    """A memoised call of a top-level function: its result and the arguments it was given
+    (kept alive: values signed by identity keep their `id`); made within a call to
+    remember (`interp.summaries`), also the steps a run of it takes, the `Context.deps`
+    it reads and whether it changed the entry's record (elsewhere: taken as changed)."""
+
+    result: Any
+    given: tuple
+    steps: int = 0
+    deps: dict | None = None
+    touched: bool = True
 
 
 def signature(value: Any, depth: int = 0) -> Any:

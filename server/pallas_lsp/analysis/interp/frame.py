@@ -171,6 +171,14 @@ class Context:
     entry_block: Any = None              # the block this entry runs (its own functions are run here)
     leaned_on: set = field(default_factory=set)
     memoise: bool = True                 # False: every call runs (a replay counts what each one does)
+    summaries: Any = None                # summaries.Summaries: the document's remembered calls of other modules
+    summary_hits: int = 0                # calls taken from `summaries` in this run
+    remembering: bool = False            # running a call of another module's function to remember
+    memo_steps: int = 0                  # steps the memo saved there
+    memo_skips: int = 0                  # ... and calls it took there that had changed the record
+    # Steps ran out (the entry's, or those for other modules' code), where they would not
+    # have without the calls taken from `summaries` (which count every step of theirs).
+    cut: bool = False
     # Events a domain counts, so far: a call that had some is not memoised (a memo hit
     # would skip them), so one run of a function sees every event it makes.
     effects: int = 0
@@ -194,6 +202,7 @@ class Context:
     pending: list[Any] = field(default_factory=list)    # pallas_call-like callables never applied yet
     calls: list[Any] = field(default_factory=list)      # every pallas_call seen (contract records)
     rule_findings: list[Any] = field(default_factory=list)  # report.ContractFinding (PAL3xx)
+    reports: int = 0                     # findings a rule made once per node, even where one was there
     # The pallas_call whose grid the code being run sees (None: a grid of its own, as in an
     # emit_pipeline body, or none at all, as in a closure nothing calls).
     grids: list[Any] = field(default_factory=list)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..index_choice import is_at
 from ..interp.domain import NOT_MINE, Domain, HelperCall
-from ..interp.frame import Binding, Evaluator, Frame
+from ..interp.frame import Binding, Context, Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Api
 from ..arrays.values import ArrayValue
 from . import dispatch, handlers
@@ -85,6 +85,37 @@ class PallasDomain(Domain):
             ev.ctx.views.append(NamedSem(frame.block, node, value, frame.scope))
         elif type(value) is ArrayValue and value.origin is not None and type(node) is ast.Name:
             check_capture(ev, node, value, frame)   # a module-level array, read in a kernel?
+
+    def record_size(self, ctx: Context) -> Any:
+        """The entry's record: findings, calls and kernels, helper-call sites, indexed
+        semaphores, the protocol's changes, the semaphore uses of the evidence."""
+        return (len(ctx.findings), len(ctx.rule_findings), ctx.reports, len(ctx.calls), len(ctx.pending),
+                len(ctx.kernel_nodes), len(ctx.certain_kernels), len(ctx.sites), len(ctx.indexed_decls),
+                len(ctx.indexed_sites),
+                (ctx.protocol.changes, len(ctx.protocol.kind_mismatches)) if ctx.protocol is not None else None,
+                ctx.evidence.notes if ctx.evidence is not None else None)
+
+    def mark(self, ctx: Context) -> Any:
+        """The grid's axis uses (`pl.program_id`) and the evidence's flows so far."""
+        grid, evidence = ctx.grids[-1] if ctx.grids else None, ctx.evidence
+        return (len(grid.axis_uses) if grid is not None else 0,
+                (len(evidence.flows), len(evidence.aliases)) if evidence is not None else (0, 0))
+
+    def since(self, ctx: Context, mark: Any) -> Any:
+        grid, evidence = ctx.grids[-1] if ctx.grids else None, ctx.evidence
+        uses, (flows, aliases) = mark
+        gained = (tuple(grid.axis_uses[uses:]) if grid is not None else (),
+                  tuple(evidence.flows[flows:]) if evidence is not None else (),
+                  tuple(evidence.aliases[aliases:]) if evidence is not None else ())
+        return gained if any(gained) else None
+
+    def redo(self, ctx: Context, gained: Any) -> None:
+        uses, flows, aliases = gained
+        if uses:
+            ctx.grids[-1].axis_uses.extend(uses)
+        if flows or aliases:
+            ctx.evidence.flows.extend(flows)
+            ctx.evidence.aliases.extend(aliases)
 
     def unknown_method(self, ev: Evaluator, name: str) -> None:
         dispatch.unknown_method(ev, name)

@@ -66,6 +66,7 @@ class Evidence:
     whole_uses: set[Binding] = field(default_factory=set)
     flows: list[Flow] = field(default_factory=list)     # to helpers' parameters
     aliases: list[Flow] = field(default_factory=list)   # to names: `recv_sem = sems.at[0]`
+    notes: int = 0      # semaphore uses noted (a use noted again counts again)
 
     def note_semaphore(self, node: ast.AST | None, frame: Any, lookup: Any) -> None:
         """An unknown value given where a semaphore goes, written as `node`."""
@@ -73,6 +74,7 @@ class Evidence:
         if given is None:
             return
         source, view = given
+        self.notes += 1
         if view is None:
             self.whole_uses.add(source)
         else:

@@ -76,16 +76,19 @@ class Protocol:
     remote_starts: set[int] = field(default_factory=set)          # id(node) of remote DMAs' starts
     log: list[Logged] = field(default_factory=list)               # the events on declared semaphores, in order
     kind_mismatches: list = field(default_factory=list)           # kinds.KindMismatch: PAL301 findings to settle
+    changes: int = 0              # declarations, events and escapes noted, even repeated ones
 
     def declare(self, value: Any, owner: Any = None) -> None:
         """Note the semaphore declarations of scratch refs (`run_scoped`, scratch_shapes)
         of `owner`'s kernel."""
+        self.changes += 1
         for sem, decl in counted_sems(value):
             self.ledgers.setdefault(id(decl.node), SemLedger(decl, sem.kind, owner))
 
     def record(self, event: Event, value: Any, at: Loc | None, remote: bool = False, amount: int | None = None,
                certain: bool = True) -> None:
         """Note an event (its amount and whether its path is certain matter to a replay only)."""
+        self.changes += 1
         if remote and at is not None:
             self.remote_starts.add(id(at.node))
         if not isinstance(value, Sem):
@@ -100,7 +103,10 @@ class Protocol:
 
     def escape(self, value: Any) -> None:
         """Semaphores (or descriptors holding them) given to code we do not model."""
-        self.escaped |= escaped_decls(value)
+        decls = escaped_decls(value)
+        if decls:
+            self.changes += 1
+            self.escaped |= decls
 
     def owners(self) -> list[Any]:
         """The pallas_calls whose declarations saw events (the ones worth a replay)."""

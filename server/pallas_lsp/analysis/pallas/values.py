@@ -126,6 +126,11 @@ class BufferRef(ArrayRef):
         return ("B", self.dims, self.open, self.dtype, self.space, self.view,
                 id(self.decl.node) if self.decl is not None else None)
 
+    def stable_signature(self) -> Any:
+        """Alike by what is known: where it is declared only names it in findings, which
+        a remembered call has none of."""
+        return (BufferRef, self.dims, self.open, self.dtype, self.space, self.view)
+
 
 @dataclass(frozen=True, eq=False)
 class AtProperty(DomainValue):
