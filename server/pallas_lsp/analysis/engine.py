@@ -90,6 +90,12 @@ def _no_longer_alone(block: Block, cached: EntryResult, alone: frozenset) -> boo
     return not cached.skipped and not cached.invoked and block not in alone and is_definition(block)
 
 
+def _counted_apart(ctx: Context, complete: bool) -> bool:
+    """Steps (or Python's stack) ran out in a run that took remembered calls: where, the
+    run without them decides."""
+    return bool(ctx.summary_hits) and (ctx.cut or not complete)
+
+
 _SKIPPED = EntryResult(skipped=True)
 _INVOKED = EntryResult(invoked=True)
 
@@ -177,7 +183,6 @@ class ModuleAnalyzer:
         if ws_changed:
             self._ws_generation = self.workspace.generation
         self._summaries.renew(self._ws_generation)
-        state.summaries = self._summaries
         broad = self._broad
         creators = self._creator_names(blocks, changed, new)
         creators_changed = creators != self._creators
@@ -366,7 +371,7 @@ class ModuleAnalyzer:
         run without them decides."""
         if block.tree is None:
             return EntryResult()
-        result = self._entry(block, state, state.summaries) if remembered else None
+        result = self._entry(block, state, self._summaries) if remembered else None
         if result is None:
             result = self._entry(block, state, None)
             assert result is not None
@@ -375,13 +380,13 @@ class ModuleAnalyzer:
     def _entry(self, block: Block, state: ModuleState, summaries: Summaries | None) -> EntryResult | None:
         """One entry's result; None when steps ran out in a run that took remembered calls."""
         ctx, interp, complete = self._run_block(block, state, self.domains, True, None, summaries)
-        if ctx.summary_hits and (ctx.cut or not complete):
+        if _counted_apart(ctx, complete):
             return None
         arrays = ctx.evidence.arrays()
         if arrays:   # again, with the names known to be semaphore arrays by their use
             ctx, interp, complete = self._run_block(block, state, self.domains, False, arrays, summaries)
         contract = self._check_contracts(interp, ctx)
-        if ctx.summary_hits and (ctx.cut or not complete):
+        if _counted_apart(ctx, complete):
             return None
         self._remembered += ctx.summary_hits
         settle_kind_choices(ctx.protocol)

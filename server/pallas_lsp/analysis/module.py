@@ -99,7 +99,6 @@ class ModuleState:
         self.loc_path = loc_path    # set for another module: its locations carry the path
         self.package = package
         self.workspace = workspace
-        self.summaries = None       # interp.summaries.Summaries: the document's remembered calls
         self.bindings: dict[str, Block] = bindings
         self._envs: dict = {}
         self._evaluating: set = set()

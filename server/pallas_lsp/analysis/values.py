@@ -69,8 +69,8 @@ class DomainValue:
 
     def stable_signature(self) -> Any:
         """A hashable summary that another run gives an alike value (None: this value is
-        made afresh by each run)."""
-        return None
+        made afresh by each run). A portable value's `signature` is one."""
+        return self.signature() if self.portable else None
 
 
 @dataclass(frozen=True, eq=False, slots=True)

@@ -77,9 +77,6 @@ class ArrayMethod(DomainValue):
 
     portable = True
 
-    def stable_signature(self) -> Any:
-        return self.signature()
-
 
 @dataclass(frozen=True, eq=False, slots=True)
 class TypeInfo(DomainValue):
@@ -92,9 +89,6 @@ class TypeInfo(DomainValue):
         return ("info", self.kind, self.dtype)
 
     portable = True
-
-    def stable_signature(self) -> Any:
-        return self.signature()
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -114,9 +108,6 @@ class PyFloat(DomainValue):
         return ("python float",)
 
     portable = True
-
-    def stable_signature(self) -> Any:
-        return self.signature()
 
 
 PY_FLOAT = PyFloat()

@@ -51,18 +51,7 @@ from .frame import (
 )
 from .functions import resolve_lazy
 from .operators import truth
-from .summaries import (
-    NOT_REMEMBERED,
-    Summary,
-    call_key,
-    copied,
-    gained_since,
-    marks,
-    portable,
-    record_size,
-    redo,
-    unchanged_inputs,
-)
+from .summaries import NOT_REMEMBERED, CallWatch, Summary, call_key, copied, portable, redo, unchanged_inputs
 from .syntax import generator_kind, nonlocal_names
 
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
@@ -289,17 +278,14 @@ class CallingInterpreter(ABC):
         (those the memo saved inside it included), the names it reads, and whether it
         changed the entry's record (a call memoised elsewhere is taken as changed)."""
         ctx = self.ctx
-        effects, size, before = ctx.effects, record_size(ctx), marks(ctx)
-        start, saved, outer_deps = ctx.steps, ctx.memo_steps, ctx.deps
-        ctx.deps = {}
+        effects, watch = ctx.effects, CallWatch(ctx)
         try:
             result = self._run_function(func, env, frame, loop_body, active)
         finally:
-            read, ctx.deps = ctx.deps, outer_deps
-            outer_deps.update(read)
+            watch.close()
         if ctx.effects == effects:
-            touched = record_size(ctx) != size or any(g is not None for g in gained_since(ctx, before))
-            ctx.memo[key] = Memoised(result, given, ctx.steps - start + ctx.memo_steps - saved, read, touched)
+            touched = not watch.record_kept() or any(g is not None for g in watch.gained())
+            ctx.memo[key] = Memoised(result, given, watch.cost, watch.read, touched)
         return result
 
     def _call_foreign(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
@@ -345,23 +331,22 @@ class CallingInterpreter(ABC):
         """Run a call of another module's function and remember it when its result was all
         it did (the other modules' names it read are noted with it)."""
         ctx = self.ctx
-        size, before, start, saved, outer_deps = record_size(ctx), marks(ctx), ctx.steps, ctx.memo_steps, ctx.deps
         left, skips = FOREIGN_STEP_BUDGET - ctx.foreign_steps, ctx.memo_skips
-        ctx.deps, ctx.remembering = {}, True
+        watch, ctx.remembering = CallWatch(ctx), True
         try:
             result = self._foreign_run(func, args, kwargs, node, frame, helper, loop_body)
         finally:
-            read, ctx.deps, ctx.remembering = ctx.deps, outer_deps, False
-            outer_deps.update(read)
-        steps = ctx.steps - start
+            watch.close()
+            ctx.remembering = False
+        if not 0 < watch.steps <= left:
+            return result   # taken from the in-run memo, or cut short
         # not when the memo skipped what a call inside did to the record: a run of its own
         # might do it
-        if 0 < steps <= left and ctx.memo_skips == skips and record_size(ctx) == size and portable(result) \
+        if ctx.memo_skips == skips and watch.record_kept() and portable(result) \
                 and unchanged_inputs(args, kwargs, key[1]):
             # counted as a run of its own counts it: every step, the memo's help aside
-            cost = steps + ctx.memo_steps - saved
-            ctx.summaries.put(key, Summary(copied(result), cost, read, gained_since(ctx, before)))
-        elif 0 < steps <= left:
+            ctx.summaries.put(key, Summary(copied(result), watch.cost, watch.read, watch.gained()))
+        else:
             ctx.summaries.put(key, NOT_REMEMBERED)
         return result
 

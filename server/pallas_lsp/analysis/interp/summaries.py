@@ -166,18 +166,45 @@ def call_key(ctx: Context, func: Any, args: list[ArgOrStar], kwargs: dict[str, A
     return (func.node, given, setting)
 
 
-def record_size(ctx: Context) -> tuple:
+def _record_size(ctx: Context) -> tuple:
     """How much the entry's record holds so far: a call that leaves it so did nothing but
     what the domains can do again."""
     return (ctx.effects, len(ctx.views), len(ctx.leaned_on), *(d.record_size(ctx) for d in ctx.domains))
 
 
-def marks(ctx: Context) -> tuple:
-    return tuple(d.mark(ctx) for d in ctx.domains)
+class CallWatch:
+    """What one call does to the entry, watched around its run (`close` when it ends):
+    the steps it took, those the in-run memo saved inside it, the other modules' names it
+    read (kept apart from the entry's, then added to them), whether it left the record as
+    it was, and what the domains can add again of it."""
 
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.size = _record_size(ctx)
+        self.marks = tuple(d.mark(ctx) for d in ctx.domains)
+        self.start, self.saved, self.outer = ctx.steps, ctx.memo_steps, ctx.deps
+        self.read: dict = {}
+        ctx.deps = self.read
 
-def gained_since(ctx: Context, before: tuple) -> tuple:
-    return tuple(d.since(ctx, m) for d, m in zip(ctx.domains, before))
+    def close(self) -> None:
+        self.ctx.deps = self.outer
+        self.outer.update(self.read)
+
+    @property
+    def steps(self) -> int:
+        return self.ctx.steps - self.start
+
+    @property
+    def cost(self) -> int:
+        """The steps a run of it takes on its own: those it took and those the memo saved."""
+        return self.steps + self.ctx.memo_steps - self.saved
+
+    def record_kept(self) -> bool:
+        return _record_size(self.ctx) == self.size
+
+    def gained(self) -> tuple:
+        """Per domain, what it added that another run adds again (`Domain.since`)."""
+        return tuple(d.since(self.ctx, m) for d, m in zip(self.ctx.domains, self.marks))
 
 
 def redo(ctx: Context, summary: Summary) -> None:
