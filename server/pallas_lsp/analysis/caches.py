@@ -1,10 +1,11 @@
 """The analysis's memo tables, held by one explicit object.
 
 Parsed trees, the names each block binds, the creator facts of each block, canonical
-names, the array model's answers, the `nonlocal` names of each function, how often it binds each name, the parent
+names, the array model's answers, the `nonlocal` names and the parameters of each
+function, how often it binds each name, whether a loop breaks or continues, the parent
 of each node of a block and its `.at[...]` views and functions are pure functions of
-their keys, so they are shared by every document (equal text, equal answer) and bounded.  `CACHES` is
-the one instance; `CACHES.clear()` empties every table (tests, a long-running server
+their keys, so they are shared by every document (equal text, equal answer) and bounded.
+`CACHES` is the one instance; `CACHES.clear()` empties every table (tests, a long-running server
 that wants its memory back)."""
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class Caches:
         self.array_ops: BoundedMemo[tuple, Any] = BoundedMemo(20_000, 1 / 3)
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
         self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
+        self.parameters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> its parameters
+        self.jumps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()       # loop node -> break / continue in it
         self.bindings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # def node -> {name: times bound}
         self.parents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # block tree -> {node: (parent, field)}
         self.views_and_defs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # block tree -> `.at` views, defs
@@ -70,6 +73,8 @@ class Caches:
             memo.clear()
         self.nonlocals.clear()
         self.generators.clear()
+        self.parameters.clear()
+        self.jumps.clear()
         self.bindings.clear()
         self.parents.clear()
         self.views_and_defs.clear()

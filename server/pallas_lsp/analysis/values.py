@@ -82,7 +82,7 @@ class Loc:
     path: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Const:
     value: Any            # int, float, str, bool, None, Ellipsis
 
@@ -104,7 +104,7 @@ class SliceV:
 SLICE = SliceV()
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Seq:
     """A Python tuple or list of values (nested scratch, packed arguments)."""
 
@@ -112,13 +112,13 @@ class Seq:
     is_list: bool = False
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Iter(Seq):
     """An iterator over known items (`iter(refs)`): the items it has left.  `next(it)`
     gives the first and rebinds `it` to the rest."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class SeqTail:
     """A list whose length is unknown but whose last items are known (`[*xs, a, b]`):
     enough to bind scratch refs, which are always the last kernel parameters."""
@@ -126,7 +126,7 @@ class SeqTail:
     items: tuple
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class SeqOf:
     """A list of unknown length whose items all have the abstract value `item`
     (a comprehension, `range(...)`)."""
@@ -134,12 +134,12 @@ class SeqOf:
     item: Any
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Mapping:
     items: dict
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Api:
     """A name from JAX / Pallas / the stdlib, by canonical dotted name ("pltpu.make_async_copy")."""
 
@@ -169,7 +169,7 @@ class Func:
     defaults: dict | None = None   # parameter -> its default's value where the def ran (None: read at the call)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Partial:
     func: Any
     args: tuple = ()
@@ -206,7 +206,7 @@ class Instance:
     fields: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Bound:
     """A method bound to an instance."""
 

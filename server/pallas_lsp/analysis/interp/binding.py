@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from ..caches import CACHES
 from ..values import UNKNOWN, Const, Func, Mapping, Seq, SeqTail
 from .domain import Domain, HelperCall
 from .frame import STAR, Arg, ArgOrStar, Binding, Evaluator, Frame
@@ -16,50 +17,73 @@ def bind(ev: Evaluator, fnode: Any, func: Func, args: list[ArgOrStar], kwargs: d
          call_node: ast.AST | None, frame: Frame, helper: bool) -> dict[str, Any]:
     """Parameters of `fnode` bound to the call's arguments.  Arguments after a STAR
     bind to the last positional parameters (Pallas puts scratch refs last)."""
-    a = fnode.args
-    positional = [p.arg for p in a.posonlyargs + a.args]
-    first_default = len(positional) - len(a.defaults)
+    params = parameters(fnode)
+    positional = params.positional
     env: dict[str, Any] = {}
-    kw = dict(kwargs)
-    unknown_kwargs = kw.pop("**", None) is not None
+    kw = dict(kwargs) if kwargs else kwargs
+    unknown_kwargs = kw.pop("**", None) is not None if kw else False
     # Parameters given by keyword cannot take positional arguments: drop them from
     # the end of the positional list (functools.partial(kernel, n=...) style).
-    slots = list(positional)
+    slots = positional
     while slots and slots[-1] in kw:
-        slots.pop()
+        slots = slots[:-1]
     front, back = _split_at_star(args)
     for name, arg in zip(slots, front):
         env[name] = arg.value
     if back is not None:
-        has_defaults = bool(a.defaults) and first_default < len(slots)
-        if back and a.vararg is None and not has_defaults and len(front) + len(back) <= len(slots):
+        has_defaults = bool(params.defaults) and params.first_default < len(slots)
+        if back and params.vararg is None and not has_defaults and len(front) + len(back) <= len(slots):
             for name, arg in zip(slots[len(slots) - len(back):], back):
                 env[name] = arg.value
-    for i, name in enumerate(positional):
-        if name not in env:
-            if name in kw:
-                env[name] = kw.pop(name).value
-            elif back is None and not unknown_kwargs and i >= first_default:
-                env[name] = _default(ev, name, a.defaults[i - first_default], func)
-            else:
-                env[name] = UNKNOWN
-    if a.vararg is not None:
-        env[a.vararg.arg] = _varargs(front[len(slots):], back, len(front) <= len(slots))
-    for p, d in zip(a.kwonlyargs, a.kw_defaults):
-        if p.arg in kw:
-            env[p.arg] = kw.pop(p.arg).value
+    if len(env) < len(positional):
+        for i, name in enumerate(positional):
+            if name not in env:
+                if name in kw:
+                    env[name] = kw.pop(name).value
+                elif back is None and not unknown_kwargs and i >= params.first_default:
+                    env[name] = _default(ev, name, params.defaults[i - params.first_default], func)
+                else:
+                    env[name] = UNKNOWN
+    if params.vararg is not None:
+        env[params.vararg] = _varargs(front[len(slots):], back, len(front) <= len(slots))
+    for name, d in params.kwonly:
+        if name in kw:
+            env[name] = kw.pop(name).value
         elif d is not None and not unknown_kwargs:
-            env[p.arg] = _default(ev, p.arg, d, func)
+            env[name] = _default(ev, name, d, func)
         else:
-            env[p.arg] = UNKNOWN
-    if a.kwarg is not None:
-        env[a.kwarg.arg] = Mapping({k: v.value for k, v in kw.items()}) if not unknown_kwargs else UNKNOWN
+            env[name] = UNKNOWN
+    if params.kwarg is not None:
+        env[params.kwarg] = Mapping({k: v.value for k, v in kw.items()}) if not unknown_kwargs else UNKNOWN
     if helper and call_node is not None:
         if ev.entering:
             enter_helper(ev, ev.entering, env, args, kwargs, fnode, func, call_node, frame)
         if ev.unknown_arguments:
             _unknown_arguments(ev, [*zip(slots, front), *kwargs.items()], fnode, frame)
     return env
+
+
+class Parameters:
+    """A function's parameters as `bind` reads them (one record per def node)."""
+
+    __slots__ = ("defaults", "first_default", "kwarg", "kwonly", "positional", "vararg")
+
+    def __init__(self, a: ast.arguments) -> None:
+        self.positional = tuple(p.arg for p in a.posonlyargs + a.args)
+        self.defaults = tuple(a.defaults)
+        self.first_default = len(self.positional) - len(a.defaults)
+        self.vararg = a.vararg.arg if a.vararg is not None else None
+        self.kwonly = tuple((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults))
+        self.kwarg = a.kwarg.arg if a.kwarg is not None else None
+
+
+def parameters(fnode: Any) -> Parameters:
+    """`fnode`'s parameters (memoised per def node)."""
+    memo = CACHES.parameters
+    params = memo.get(fnode)
+    if params is None:
+        params = memo[fnode] = Parameters(fnode.args)
+    return params
 
 
 def _unknown_arguments(ev: Evaluator, placed: list[tuple[str, Arg]], fnode: Any, frame: Frame) -> None:
@@ -73,7 +97,7 @@ def _unknown_arguments(ev: Evaluator, placed: list[tuple[str, Arg]], fnode: Any,
 def _split_at_star(args: list[ArgOrStar]) -> tuple[list[Arg], list[Arg] | None]:
     """(arguments before the `*` of unknown length, after it); after is None without one."""
     if STAR not in args:
-        return [a for a in args if isinstance(a, Arg)], None
+        return args, None   # type: ignore[return-value]   # all `Arg`
     i = args.index(STAR)
     front = [a for a in args[:i] if isinstance(a, Arg)]
     back = args[i + 1:]
@@ -100,11 +124,12 @@ def defaults_of(ev: Evaluator, fnode: ast.FunctionDef | ast.AsyncFunctionDef | a
                 frame: Frame) -> dict[str, Any]:
     """The values of a function's defaults, evaluated where the definition runs, as Python
     does (`lambda b, s=s: ...` made in a loop keeps each pass's `s`)."""
-    a = fnode.args
-    positional = a.posonlyargs + a.args
-    pairs = [*zip(positional[len(positional) - len(a.defaults):], a.defaults),
-             *((p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)]
-    return {p.arg: ev.eval(d, frame) for p, d in pairs}
+    params = parameters(fnode)
+    if not params.defaults and not params.kwonly:
+        return {}
+    pairs = [*zip(params.positional[params.first_default:], params.defaults),
+             *((name, d) for name, d in params.kwonly if d is not None)]
+    return {name: ev.eval(d, frame) for name, d in pairs}
 
 
 def enter_helper(ev: Evaluator, domains: tuple[Domain, ...], env: dict[str, Any], args: list[ArgOrStar],

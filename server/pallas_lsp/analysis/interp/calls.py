@@ -205,15 +205,18 @@ class CallingInterpreter(ABC):
         escaped = []
         ctx = self.ctx
         for a in [*args, *kwargs.values()]:
-            if isinstance(a, Arg) and isinstance(a.value, Func) and a.value.block in ctx.run_alone \
-                    and a.value.block is not ctx.entry_block and a.value.path is None \
-                    and a.value.frame is not None and a.value.frame.parent is None:
-                ctx.leaned_on.add(a.value.block)   # its own entry runs it so, and certainly
-            elif isinstance(a, Arg) and isinstance(a.value, (Func, Partial)):
+            if not isinstance(a, Arg):
+                continue
+            value = a.value
+            if isinstance(value, Func) and value.block in ctx.run_alone \
+                    and value.block is not ctx.entry_block and value.path is None \
+                    and value.frame is not None and value.frame.parent is None:
+                ctx.leaned_on.add(value.block)   # its own entry runs it so, and certainly
+            elif isinstance(value, (Func, Partial)):
                 with maybe_runs(ctx):   # called any number of times, or never
-                    self.call(a.value, [STAR], ANY_KWARGS, None, frame, helper=False)
-            elif isinstance(a, Arg):
-                escaped.append(a.value)
+                    self.call(value, [STAR], ANY_KWARGS, None, frame, helper=False)
+            else:
+                escaped.append(value)
         if escaped:
             self.escape(escaped)
 
@@ -222,9 +225,12 @@ class CallingInterpreter(ABC):
             d.unresolved_call(self)
 
     def escape(self, values: list[Any]) -> None:
-        """Values handed to code not followed: what it does with them is unknown."""
-        for d in self.domains:
-            d.escape(self, values)
+        """Values handed to code not followed: what it does with them is unknown.  The
+        domains are not told of Python's constants nor of UNKNOWN."""
+        values = [v for v in values if v is not UNKNOWN and type(v) is not Const]
+        if values:
+            for d in self.domains:
+                d.escape(self, values)
 
     # ------------------------------------------------------------------ user functions
     def call_function(self, func: Func, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,

@@ -103,7 +103,8 @@ class Domain:
         """A method called on a value nobody knows (`obj.name(...)` with `obj` UNKNOWN)."""
 
     def escape(self, ev: Evaluator, values: Iterable[Any]) -> None:
-        """Values handed to code the interpreter does not follow."""
+        """Values handed to code the interpreter does not follow (never Python's
+        constants nor UNKNOWN)."""
 
     def unresolved_call(self, ev: Evaluator) -> None:
         """A call not followed whose callee is not a library name (an unknown value, a

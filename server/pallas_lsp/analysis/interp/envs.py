@@ -161,4 +161,7 @@ class ActiveCall:
         """Whether this call is already being run with the same arguments: unbounded
         recursion. (Signed only when the function is on the stack, each call once.)"""
         node = self.node
-        return any(a.node is node and a.signature == self.signature for a in active)
+        for a in active:
+            if a.node is node and a.signature == self.signature:
+                return True
+        return False

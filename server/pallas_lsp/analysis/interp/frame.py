@@ -57,7 +57,7 @@ ArgOrStar = Arg | _Star
 ANY_KWARGS = {"**": Arg(UNKNOWN)}
 
 
-@dataclass
+@dataclass(slots=True)
 class CallArgs:
     """One call as a handler sees it: evaluated arguments, the call node, the frame."""
 

@@ -84,6 +84,14 @@ def generator_kind(fnode: Any, func_block_text: str | None = None) -> str | None
 
 def jumps(loop: ast.For | ast.While) -> bool:
     """A `break` or `continue` of this loop (not of a loop or function nested in it)."""
+    memo = CACHES.jumps
+    found = memo.get(loop)
+    if found is None:
+        found = memo[loop] = _jumps(loop)
+    return found
+
+
+def _jumps(loop: ast.For | ast.While) -> bool:
     stack: list[ast.AST] = list(loop.body)
     while stack:
         n = stack.pop()
