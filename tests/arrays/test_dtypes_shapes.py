@@ -145,3 +145,21 @@ def test_named_dims_through_operations() -> None:
         "got (128,) and (256,).")
     assert apply("jax.numpy.sum", [x], {"where": Py(True)}) is None  # not modelled
     assert apply("jax.numpy.nonexistent", [x], {}) is None
+
+
+def test_memoised_answers_keep_python_types_apart() -> None:
+    """`1`, `1.0` and `True` are equal in Python but promote differently: the model's
+    memoised answer for one must not be given for another (an earlier analysis of a
+    module with `jnp.where(c, 1.0, 0.0)` once made `jnp.where(c, 1, 0)` float32)."""
+    from pallas_lsp.analysis.arrays.args import Py
+    from pallas_lsp.analysis.arrays.domain import _model
+    from pallas_lsp.analysis.caches import CACHES
+
+    assert Py(1) != Py(1.0) and Py(1) != Py(True) and Py((1, 2)) != Py((1.0, 2))
+    assert Py((1, None)) == Py((1, None)) and hash(Py((1, None))) == hash(Py((1, None)))
+    CACHES.array_ops.clear()
+    cond = ArrayV((8, 128), by_name("bool"))
+    expected = [((1.0, 0.0), DType("float32", True)), ((1, 0), DType("int32", True)), ((True, False), by_name("bool"))]
+    for (a, b), dtype in expected:
+        result = _model("jax.numpy.where", [cond, Py(a), Py(b)], {})
+        assert isinstance(result, ArrayV) and result.dtype == dtype and result.shape == (8, 128), (a, b, result)

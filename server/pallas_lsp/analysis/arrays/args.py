@@ -26,11 +26,26 @@ PyValue = Union[int, float, bool, None, str, EllipsisType, tuple["PyValue", ...]
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Py:
-    """A static Python value."""
+    """A static Python value.  Equal only to a value of the same Python type: `1`, `1.0`
+    and `True` are equal in Python but promote differently (the model's answers are
+    memoised by their arguments)."""
 
     value: PyValue
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Py and _typed(self.value) == _typed(other.value)
+
+    def __hash__(self) -> int:
+        return hash(_typed(self.value))
+
+
+def _typed(value: PyValue) -> object:
+    """`value` with the type of each of its parts (a tuple's items, nested)."""
+    if type(value) is tuple:
+        return tuple(_typed(v) for v in value)
+    return type(value), value
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ _UNSUPPORTED = ("out", "where", "initial", "b")
 
 def _understood(bound: Bound) -> bool:
     """Optional arguments the model does not follow must be absent."""
-    if bound.values.get("return_sign", Py(False)) != Py(False):
+    sign = bound.values.get("return_sign", Py(False))
+    if not (isinstance(sign, Py) and type(sign.value) in (bool, int, float) and not sign.value):   # False, 0
         return False
     return all(is_none(bound.values.get(name, Py(None))) for name in _UNSUPPORTED)
 
