@@ -637,3 +637,21 @@ def run(x):
     assert found(src) == []
     called_whole = src.replace("pl.pallas_call(kernel,", "pl.pallas_call(functools.partial(kernel, whole=True),")
     assert found(called_whole) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
+
+
+@pytest.mark.parametrize("flag", ["True", "1.0", "1"])
+def test_membership_is_python_equality(flag):
+    """`x in (1, 2)` compares as Python does (`True == 1 == 1.0`): the path JAX traces
+    is the one followed, so the whole-array DMA on the other path is never reported."""
+    src = HEAD + f"""
+def kernel(x_hbm, o_ref, sems):
+    mode = {flag}
+    if mode in (1, 2):
+        pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+    else:
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == []

@@ -119,7 +119,7 @@ def compare(op: ast.cmpop, a: Any, b: Any) -> bool | None:
         return None
     if t in (ast.In, ast.NotIn):
         if isinstance(a, Const) and isinstance(b, Seq) and all(isinstance(x, Const) for x in b.items):
-            inside = any(type(x.value) is type(a.value) and x.value == a.value for x in b.items)
+            inside = any(x.value == a.value for x in b.items)   # Python's equality: True == 1 == 1.0
             return inside if t is ast.In else not inside
         return None
     return None
