@@ -8,8 +8,8 @@ import ast
 from typing import Any
 
 from ..caches import CACHES
-from ..values import UNKNOWN, Const, Func, Mapping, Seq, SeqTail
-from .domain import Domain, HelperCall
+from ..values import UNKNOWN, Func, Mapping, Seq, SeqTail
+from .domain import Domain, HelperCall, told_to_domains
 from .frame import STAR, Arg, ArgOrStar, Binding, Evaluator, Frame
 
 
@@ -20,8 +20,8 @@ def bind(ev: Evaluator, fnode: Any, func: Func, args: list[ArgOrStar], kwargs: d
     params = parameters(fnode)
     positional = params.positional
     env: dict[str, Any] = {}
-    kw = dict(kwargs) if kwargs else kwargs
-    unknown_kwargs = kw.pop("**", None) is not None if kw else False
+    kw = dict(kwargs)
+    unknown_kwargs = kw.pop("**", None) is not None
     # Parameters given by keyword cannot take positional arguments: drop them from
     # the end of the positional list (functools.partial(kernel, n=...) style).
     slots = positional
@@ -139,7 +139,7 @@ def enter_helper(ev: Evaluator, domains: tuple[Domain, ...], env: dict[str, Any]
     and unknown values enter unchanged: the domains are not asked of them."""
     by_value: dict[int, Arg] = {}
     for arg in [*args, *kwargs.values()]:
-        if type(arg) is Arg and arg.node is not None and arg.value is not UNKNOWN and type(arg.value) is not Const:
+        if type(arg) is Arg and arg.node is not None and told_to_domains(arg.value):
             by_value[id(arg.value)] = arg
     if not by_value:
         return

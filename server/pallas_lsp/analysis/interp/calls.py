@@ -33,7 +33,7 @@ from ..values import (
 )
 from . import builtins
 from .binding import bind
-from .domain import NOT_MINE, Domain, answering
+from .domain import NOT_MINE, Domain, answering, told_to_domains
 from .envs import ActiveCall, Memoised, signature
 from .frame import (
     ANY_KWARGS,
@@ -225,9 +225,8 @@ class CallingInterpreter(ABC):
             d.unresolved_call(self)
 
     def escape(self, values: list[Any]) -> None:
-        """Values handed to code not followed: what it does with them is unknown.  The
-        domains are not told of Python's constants nor of UNKNOWN."""
-        values = [v for v in values if v is not UNKNOWN and type(v) is not Const]
+        """Values handed to code not followed: what it does with them is unknown."""
+        values = [v for v in values if told_to_domains(v)]
         if values:
             for d in self.domains:
                 d.escape(self, values)

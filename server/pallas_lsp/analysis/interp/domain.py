@@ -23,6 +23,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from ..values import UNKNOWN, Const
 from .frame import Binding, CallArgs, Context, Evaluator, Frame
 
 
@@ -34,6 +35,12 @@ class _NotMine:
 
 
 NOT_MINE: Any = _NotMine()   # a domain's answer about a name or value that is not its own
+
+
+def told_to_domains(value: Any) -> bool:
+    """Whether the domains hear of `value` entering a helper or escaping: not of Python's
+    constants nor of UNKNOWN, which hold nothing of theirs."""
+    return value is not UNKNOWN and type(value) is not Const
 
 
 @dataclass(slots=True)
