@@ -639,6 +639,24 @@ def run(x):
     assert found(called_whole) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
 
 
+@pytest.mark.parametrize("other, reported", [("[2]", True), ("(2,)", False), ("(3,)", True)])
+def test_tuple_never_equals_list(other, reported):
+    """`(2,) == [2]` is False in Python: JAX traces the branch with the whole-array DMA
+    (`Cannot signal on a non-()-shaped semaphore: (2,)` under interpret=True)."""
+    src = HEAD + f"""
+def kernel(x_hbm, o_ref, sems):
+    if (2,) == {other}:
+        pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+    else:
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    expected = [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))] if reported else []
+    assert found(src) == expected
+
+
 @pytest.mark.parametrize("flag", ["True", "1.0", "1"])
 def test_membership_is_python_equality(flag):
     """`x in (1, 2)` compares as Python does (`True == 1 == 1.0`): the path JAX traces

@@ -129,7 +129,7 @@ def equal(a: Any, b: Any) -> bool | None:
     if isinstance(a, Const) and isinstance(b, Const):
         return a.value == b.value
     if isinstance(a, Seq) and isinstance(b, Seq):
-        if len(a.items) != len(b.items):
+        if len(a.items) != len(b.items) or a.is_list != b.is_list:   # Python: (1,) != [1]
             return False
         results = [equal(x, y) for x, y in zip(a.items, b.items)]
         if False in results:
