@@ -10,7 +10,7 @@ from typing import Any
 
 from pallas_lsp.analysis.engine import DOMAINS, analyze_source
 from pallas_lsp.analysis.interp.domain import NOT_MINE, Domain
-from pallas_lsp.analysis.values import UNKNOWN, Const, DomainValue
+from pallas_lsp.analysis.values import SCALAR, UNKNOWN, Const, DomainValue, SeqOf
 
 from .helpers import IMPORTS, dedent, found
 
@@ -90,6 +90,30 @@ def test_a_third_domain_answers_its_names_values_and_operators():
     assert runs == {(5, 6, 2), (5, 6, None)}   # attribute, subscript; on an unknown branch, Box.join
     assert {(base.n, value.n) for base, value in toy.stores} == {(5, 2), (5, 8)}   # `=` and `+=`
 
+
+
+def test_values_grown_in_loops_stay_bounded():
+    """A list doubled or a number squared in nested loops (65,536 items, 65,536 bits in
+    Python; a few more rounds and no machine holds them) is kept as some list of such
+    items, some number: the analysis's work stays bounded whatever the code."""
+    toy = _run("""
+        import toy
+
+        def f():
+            xs, n = [1], 3
+            for i in (1,) * 4:
+                for j in (1,) * 4:
+                    xs = xs + xs
+                    n = n * n
+            toy.see(xs)
+            toy.see(n)
+            toy.see([0] * 10 ** 9)
+
+        f()
+    """)
+    xs, n, zeros = toy.seen[-3:]
+    assert n is SCALAR
+    assert [(type(v), type(v.item), v.item.value) for v in (xs, zeros)] == [(SeqOf, Const, 1), (SeqOf, Const, 0)]
 
 def test_the_pallas_domain_keeps_its_findings_beside_another():
     src = IMPORTS + dedent("""

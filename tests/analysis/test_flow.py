@@ -639,13 +639,16 @@ def run(x):
     assert found(called_whole) == [(line_of(src, "semaphore_wait(sems)"), "PAL002", (2,))]
 
 
-@pytest.mark.parametrize("other, reported", [("[2]", True), ("(2,)", False), ("(3,)", True)])
-def test_tuple_never_equals_list(other, reported):
-    """`(2,) == [2]` is False in Python: JAX traces the branch with the whole-array DMA
-    (`Cannot signal on a non-()-shaped semaphore: (2,)` under interpret=True)."""
+@pytest.mark.parametrize("left, right", [("(2,)", "[2]"), ("(2,)", "(2,)"), ("(2,)", "(3,)"), ("range(2)", "(0, 1)"),
+                                         ("range(2)", "range(0, 2)"), ("list(range(2))", "[0, 1]"),
+                                         ("range(4)[1:3]", "range(1, 3)"), ("range(4)[1:3]", "(1, 2)")])
+def test_sequences_compare_as_in_python(left, right):
+    """`(2,) == [2]` and `range(2) == (0, 1)` are False in Python: JAX traces the branch
+    with the whole-array DMA (`Cannot signal on a non-()-shaped semaphore: (2,)` under
+    interpret=True), and only that one."""
     src = HEAD + f"""
 def kernel(x_hbm, o_ref, sems):
-    if (2,) == {other}:
+    if {left} == {right}:
         pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
     else:
         pltpu.async_copy(x_hbm, o_ref, sems).wait()
@@ -653,6 +656,7 @@ def kernel(x_hbm, o_ref, sems):
 def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
+    reported = eval(left) != eval(right)   # Python's answer
     expected = [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))] if reported else []
     assert found(src) == expected
 
@@ -673,3 +677,87 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == []
+
+
+# Python's `break` / `continue` in loops JAX runs while tracing (unrolled here): each
+# kernel's verdict is JAX's (interpret=True).
+BREAK_KERNELS = {
+    # a certain `break`: the later items never run, and the `for`'s `else` does not either
+    "break-stops-the-items": ("""
+    for slot in (0, 1):
+        if slot == 0:
+            pltpu.async_copy(x_hbm, o_ref, sems.at[slot]).wait()
+            break
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+""", False),
+    "break-skips-else": ("""
+    for slot in (0, 1):
+        pltpu.async_copy(x_hbm, o_ref, sems.at[slot]).wait()
+        break
+    else:
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+""", False),
+    "no-break-runs-else": ("""
+    for slot in (0, 1):
+        pltpu.async_copy(x_hbm, o_ref, sems.at[slot]).wait()
+    else:
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+""", True),
+    # a `continue` goes on with the next round (a `while` loop included)
+    "while-continue-goes-on": ("""
+    i = 0
+    while i < 3:
+        i += 1
+        if i == 1:
+            continue
+        if i == 3:
+            pltpu.async_copy(x_hbm, o_ref, sems).wait()
+""", True),
+    # the state at a `continue` reaches the rounds after it
+    "continue-keeps-its-state": ("""
+    target = sems.at[0]
+    for slot in (0, 1):
+        target = sems
+        if slot == 1:
+            continue
+        target = sems.at[slot]
+    pltpu.async_copy(x_hbm, o_ref, target).wait()
+""", True),
+    "return-ends-the-loop": ("""
+    for slot in (0, 1):
+        pltpu.async_copy(x_hbm, o_ref, sems.at[slot]).wait()
+        return
+    pltpu.async_copy(x_hbm, o_ref, sems).wait()
+""", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BREAK_KERNELS))
+def test_break_and_continue_as_python_runs_them(name):
+    body, reported = BREAK_KERNELS[name]
+    src = HEAD + "\ndef kernel(x_hbm, o_ref, sems):" + body + """
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    expected = [(line_of(src, "o_ref, sems).wait()" if "target" not in body else "o_ref, target)"), "PAL001", (2,))]
+    assert found(src) == (expected if reported else [])
+
+
+def test_a_helper_given_a_tuple_then_a_list_runs_for_each():
+    """A top-level helper called again from the same place with equal items in a list
+    instead of a tuple gives Python's answer for each (not the first one's, remembered)."""
+    src = HEAD + """
+def is_list_of_two(shape):
+    return shape == [2]
+
+def kernel(x_hbm, o_ref, sems):
+    for shape in ([2], (2,)):
+        if is_list_of_two(shape):
+            pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+        else:
+            pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))]

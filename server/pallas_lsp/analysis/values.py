@@ -119,6 +119,11 @@ class Iter(Seq):
 
 
 @dataclass(frozen=True, eq=False, slots=True)
+class Range(Seq):
+    """A static `range(...)`: its items, read as a tuple's, but equal only to a range."""
+
+
+@dataclass(frozen=True, eq=False, slots=True)
 class SeqTail:
     """A list whose length is unknown but whose last items are known (`[*xs, a, b]`):
     enough to bind scratch refs, which are always the last kernel parameters."""
@@ -297,6 +302,21 @@ def join_all(values):
         out = v if out is None else join(out, v)
     return UNKNOWN if out is None else out
 
+
+# A tuple or list the code makes longer than this (a list doubled in a loop) is kept as
+# some number of items like its own, so that no code makes an analysis unbounded.
+MAX_ITEMS = 1024
+
+
+def sequence(items: tuple, is_list: bool = False):
+    """A tuple or list of `items`; past MAX_ITEMS, one of unknown length."""
+    return Seq(items, is_list) if len(items) <= MAX_ITEMS else items_like(items)
+
+
+def items_like(items: tuple):
+    """A tuple or list of unknown length whose items are like these."""
+    item = join_all(items)
+    return SeqOf(item) if item is not UNKNOWN else UNKNOWN
 
 def shape_text(dims: tuple | None) -> str:
     """Format a shape as JAX prints it: (2,), (2, 3), ()."""

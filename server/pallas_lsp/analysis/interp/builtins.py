@@ -19,6 +19,7 @@ from ..values import (
     Iter,
     Mapping,
     Partial,
+    Range,
     Seq,
     SeqOf,
     SuperProxy,
@@ -44,7 +45,7 @@ def _range(ev: Evaluator, call: CallArgs) -> Any:
         r = range(*(b.value for b in bounds))
         if len(r) <= MAX_RANGE_UNROLL:
             # Python loops run while JAX traces: a short static range is unrolled.
-            return Seq(tuple(Const(i) for i in r))
+            return Range(tuple(Const(i) for i in r))
     return SeqOf(SCALAR)
 
 

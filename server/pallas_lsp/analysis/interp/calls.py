@@ -30,6 +30,7 @@ from ..values import (
     SeqOf,
     join,
     join_all,
+    sequence,
 )
 from . import builtins
 from .binding import bind
@@ -480,12 +481,12 @@ def _grown_list(base: Seq, method: str, args: list[ArgOrStar], kwargs: dict[str,
         return UNKNOWN
     vals = [a.value for a in args if isinstance(a, Arg)]
     if method == "append" and len(vals) == 1:
-        return Seq((*base.items, vals[0]), True)
+        return sequence((*base.items, vals[0]), True)
     if method == "extend" and len(vals) == 1 and isinstance(vals[0], Seq):
-        return Seq(base.items + vals[0].items, True)
+        return sequence(base.items + vals[0].items, True)
     if method == "insert" and len(vals) == 2 and isinstance(vals[0], Const) and type(vals[0].value) is int:
         items = list(base.items)
         items.insert(vals[0].value, vals[1])
-        return Seq(tuple(items), True)
+        return sequence(tuple(items), True)
     return UNKNOWN
 

@@ -36,6 +36,7 @@ from ..values import (
     element,
     join,
     join_all,
+    sequence,
 )
 from .binding import defaults_of
 from .domain import NOT_MINE
@@ -160,7 +161,7 @@ class Interpreter(StatementInterpreter):
                       for p in (index.lower, index.upper, index.step)]
             if all(isinstance(p, Const) and (p.value is None or type(p.value) is int) for p in bounds):
                 lo, hi, st = (p.value for p in bounds)
-                return Seq(base.items[lo:hi:st], base.is_list)
+                return type(base)(base.items[lo:hi:st], base.is_list)   # a range's slice: a range
             return UNKNOWN
         return join_all(base.items) if base.items else UNKNOWN
 
@@ -171,7 +172,7 @@ class Interpreter(StatementInterpreter):
     def _sequence(self, node: ast.Tuple | ast.List, frame: Frame) -> Any:
         items = self.eval_items(node.elts, frame)
         if items is not None:
-            return Seq(tuple(items), isinstance(node, ast.List))
+            return sequence(tuple(items), isinstance(node, ast.List))
         # `[*unknown, a, b]`: keep the known tail
         last = max(i for i, e in enumerate(node.elts) if isinstance(e, ast.Starred))
         tail = self.eval_items(node.elts[last + 1:], frame)

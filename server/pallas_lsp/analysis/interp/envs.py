@@ -80,7 +80,8 @@ def signature(value: Any, depth: int = 0) -> Any:
     if isinstance(value, Arg):
         return signature(value.value, depth)
     if isinstance(value, (Seq, SeqTail)) and depth < 6:
-        return (type(value).__name__, tuple(signature(v, depth + 1) for v in value.items))
+        return (type(value).__name__, getattr(value, "is_list", False),
+                tuple(signature(v, depth + 1) for v in value.items))
     if isinstance(value, str):
         return value
     return id(value)

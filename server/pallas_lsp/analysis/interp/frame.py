@@ -96,8 +96,8 @@ class CallArgs:
 class Frame:
     """One activation: a function call, or a module block being executed."""
 
-    __slots__ = ("block", "created", "depth", "env", "func", "loops", "module", "nonlocals", "parent", "path",
-                 "returns", "scope", "stmt", "uncertain", "yields")
+    __slots__ = ("block", "created", "depth", "env", "exits", "func", "loops", "module", "nonlocals", "parent",
+                 "path", "returns", "scope", "stmt", "uncertain", "yields")
 
     def __init__(self, env: dict[str, Any], parent: Frame | None, block: Any, func: Any = None, depth: int = 0,
                  path: str | None = None, module: Any = None) -> None:
@@ -111,6 +111,7 @@ class Frame:
         self.depth = depth
         self.created: list[Any] = []   # Funcs defined here (run with unknown args if never called)
         self.loops: list[str] = []     # names of the enclosing loop variables (index suggestions)
+        self.exits: list[LoopExits] | None = None   # the loops being run here, innermost last
         self.nonlocals: frozenset[str] | tuple[()] = ()  # names this frame assigns in an enclosing frame
         self.scope: ast.AST | None = None  # identity of the Python scope (for index hints)
         self.uncertain = 0             # what it added to `Context.uncertain` until it returns
@@ -127,6 +128,14 @@ class Frame:
         while f is not None and name not in f.env:
             f = f.parent
         return f
+
+
+@dataclass(slots=True)
+class LoopExits:
+    """The states in which one run of a loop's body left it by `break` or `continue`."""
+
+    breaks: list[dict] = field(default_factory=list)
+    continues: list[dict] = field(default_factory=list)
 
 
 @dataclass

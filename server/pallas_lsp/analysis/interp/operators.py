@@ -9,6 +9,7 @@ import operator
 from typing import Any
 
 from ..values import (
+    MAX_ITEMS,
     SCALAR,
     UNKNOWN,
     Const,
@@ -19,7 +20,9 @@ from ..values import (
     SeqTail,
     element,
     is_number,
+    items_like,
     join,
+    sequence,
 )
 
 # The types Python's operators are modelled on here (numbers, constants, sequences, unknown).
@@ -41,7 +44,7 @@ def truth(v: Any) -> bool | None:
 def binop(a: Any, op: ast.operator, b: Any) -> Any:
     if isinstance(op, ast.Add):
         if isinstance(a, Seq) and isinstance(b, Seq):
-            return Seq(a.items + b.items, a.is_list)
+            return sequence(a.items + b.items, a.is_list)
         if isinstance(a, SeqOf) and isinstance(b, SeqOf):
             return SeqOf(join(a.item, b.item))
         if isinstance(a, (Seq, SeqOf)) and isinstance(b, (Seq, SeqOf)):
@@ -52,10 +55,10 @@ def binop(a: Any, op: ast.operator, b: Any) -> Any:
         if isinstance(a, Seq) and isinstance(b, SeqTail):
             return b
     if isinstance(op, ast.Mult):
-        if isinstance(a, Seq) and isinstance(b, Const) and type(b.value) is int and 0 <= b.value <= 4096:
-            return Seq(a.items * b.value, a.is_list)
-        if isinstance(b, Seq) and isinstance(a, Const) and type(a.value) is int and 0 <= a.value <= 4096:
-            return Seq(b.items * a.value, b.is_list)
+        if isinstance(a, Seq) and isinstance(b, Const) and type(b.value) is int:
+            return _repeated(a, b.value)
+        if isinstance(b, Seq) and isinstance(a, Const) and type(a.value) is int:
+            return _repeated(b, a.value)
     if isinstance(op, ast.MatMult):
         return UNKNOWN
     if isinstance(a, (Seq, SeqOf, SeqTail, Mapping)) or isinstance(b, (Seq, SeqOf, SeqTail, Mapping)):
@@ -75,9 +78,18 @@ def binop(a: Any, op: ast.operator, b: Any) -> Any:
 
 
 _NUMBERS = (int, float, bool)
+_MAX_INT_BITS = 4096
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
                ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+
+
+def _repeated(seq: Seq, times: int) -> Any:
+    """`seq * times` (empty for `times <= 0`, as in Python), bounded like every sequence."""
+    times = max(times, 0)
+    if len(seq.items) * times > MAX_ITEMS:
+        return items_like(seq.items)
+    return Seq(seq.items * times, seq.is_list)
 
 
 def _arithmetic(op: ast.operator, x: Any, y: Any) -> Any:
@@ -89,6 +101,8 @@ def _arithmetic(op: ast.operator, x: Any, y: Any) -> Any:
         result = fn(x, y)
     except (ZeroDivisionError, OverflowError, ValueError, TypeError):   # `1.5 & 1`
         return UNKNOWN
+    if type(result) is int and result.bit_length() > _MAX_INT_BITS:
+        return SCALAR   # a number squared in a loop: known no further, so it stays cheap
     return Const(result) if type(result) in _NUMBERS else UNKNOWN
 
 
@@ -129,8 +143,11 @@ def equal(a: Any, b: Any) -> bool | None:
     if isinstance(a, Const) and isinstance(b, Const):
         return a.value == b.value
     if isinstance(a, Seq) and isinstance(b, Seq):
-        if len(a.items) != len(b.items) or a.is_list != b.is_list:   # Python: (1,) != [1]
+        # Python: (1,) != [1], range(1) != (0,), and an iterator is equal only to itself
+        if type(a) is not type(b) or a.is_list != b.is_list or len(a.items) != len(b.items):
             return False
+        if type(a) is Iter and a is not b:
+            return None
         results = [equal(x, y) for x, y in zip(a.items, b.items)]
         if False in results:
             return False

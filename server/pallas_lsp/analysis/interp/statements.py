@@ -39,9 +39,10 @@ from .frame import (
     ArgOrStar,
     Binding,
     Frame,
+    LoopExits,
     maybe_runs,
 )
-from .syntax import catches_import_error, jumps, pattern_names
+from .syntax import catches_import_error, pattern_names
 
 _DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass")
 
@@ -151,7 +152,14 @@ class StatementInterpreter(CallingInterpreter):
             self.eval(s.exc, frame)
         return False
 
-    def _stop(self, s: ast.stmt, frame: Frame) -> bool:
+    def _break(self, s: ast.Break, frame: Frame) -> bool:
+        if frame.exits:
+            frame.exits[-1].breaks.append(dict(frame.env))
+        return False
+
+    def _continue(self, s: ast.Continue, frame: Frame) -> bool:
+        if frame.exits:
+            frame.exits[-1].continues.append(dict(frame.env))
         return False
 
     def _delete(self, s: ast.Delete, frame: Frame) -> bool:
@@ -203,49 +211,73 @@ class StatementInterpreter(CallingInterpreter):
             assert isinstance(s.target, ast.Name)
             frame.loops.append(s.target.id)
         try:
-            self.exec_for(s, it, frame)
+            return self.exec_for(s, it, frame)
         finally:
             if loop_var:
                 frame.loops.pop()
-        return True
 
-    def exec_for(self, s: ast.For, it: Any, frame: Frame) -> None:
+    def exec_for(self, s: ast.For, it: Any, frame: Frame) -> bool:
+        """Run a `for` loop; False when no path leaves it (every one returned)."""
         ctx = self.ctx
-        if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING:
-            # A Python loop over a tuple is unrolled when JAX traces it: every item goes
-            # through the body (two nested levels at most; deeper loops are summarised).
-            envs = []
-            ctx.unrolling += 1
-            try:
-                for item in it.items:
-                    self.assign(s.target, item, frame)
-                    self.run_body(s.body, frame)
-                    envs.append(frame.env)
-                    frame.env = dict(frame.env)
-            finally:
-                ctx.unrolling -= 1
-            # the state after the last item, unless a `break` / `continue` may skip the rest
-            frame.env = join_envs(envs) if jumps(s) else envs[-1]
-            if s.orelse:
-                self.run_body(s.orelse, frame)
-        else:
+        if not (isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING):
             item = element(it)
             self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
+            return True
+        # A Python loop over a tuple is unrolled when JAX traces it: every item goes
+        # through the body (two nested levels at most; deeper loops are summarised).
+        leaving: list[dict] = []   # the states in which the loop is left
+        ctx.unrolling += 1
+        try:
+            for item in it.items:
+                frame.env = dict(frame.env)
+                self.assign(s.target, item, frame)
+                going_on, breaks = self.loop_body(s.body, frame)
+                leaving += breaks
+                if not going_on:   # every path broke out or returned: no later item runs
+                    return self._leave(leaving, frame)
+                frame.env = join_envs(going_on)
+        finally:
+            ctx.unrolling -= 1
+        if not s.orelse or self.run_body(s.orelse, frame):   # `else`: the items ran out
+            leaving.append(frame.env)
+        return self._leave(leaving, frame)
+
+    def loop_body(self, body: list[ast.stmt], frame: Frame) -> tuple[list[dict], list[dict]]:
+        """Run a loop's body once: the states that go on to the next round (its end, its
+        `continue`s) and those that leave the loop (its `break`s)."""
+        exits = LoopExits()
+        if frame.exits is None:
+            frame.exits = []
+        frame.exits.append(exits)
+        try:
+            falls = self.run_body(body, frame)
+        finally:
+            frame.exits.pop()
+        return ([frame.env] if falls else []) + exits.continues, exits.breaks
+
+    @staticmethod
+    def _leave(leaving: list[dict], frame: Frame) -> bool:
+        """After a loop left in these states (none: every path returned)."""
+        if leaving:
+            frame.env = join_envs(leaving)
+        return bool(leaving)
 
     def exec_loop(self, s: ast.For | ast.While, frame: Frame, bind_target: Callable[[], None] | None) -> None:
         """A loop whose trip count is unknown: run the body until the joined state is
         stable (a few rounds at most); what still changes becomes UNKNOWN."""
         state = frame.env
+        breaks: list[dict] = []
         for _ in range(MAX_LOOP_ROUNDS):
             frame.env = dict(state)
             if bind_target:
                 bind_target()
             self.ctx.summarising += 1
             try:
-                self.run_body(s.body, frame)
+                going_on, broke = self.loop_body(s.body, frame)
             finally:
                 self.ctx.summarising -= 1
-            new = join_envs([state, frame.env])
+            breaks += broke
+            new = join_envs([state, *going_on])
             if env_same(state, new) or not tracked_changed(state, new):
                 # Only numbers / unknowns changed: the join already says all that matters.
                 state = new
@@ -255,22 +287,31 @@ class StatementInterpreter(CallingInterpreter):
             state = {k: (v if same(v, frame.env.get(k, UNKNOWN)) else UNKNOWN) for k, v in state.items()}
         frame.env = state
         if s.orelse:
-            self.run_body(s.orelse, frame)
+            if breaks:   # runs when no `break` does
+                with maybe_runs(self.ctx):
+                    self.run_body(s.orelse, frame)
+            else:
+                self.run_body(s.orelse, frame)
+        self._leave([frame.env, *breaks], frame)
 
     def _while(self, s: ast.While, frame: Frame) -> bool:
         # A condition known at trace time is how JAX sees the loop: follow it exactly.
+        leaving: list[dict] = []
         for _ in range(MAX_UNROLL):
             cond = self.condition(s.test, frame)
             if cond is False:
-                if s.orelse:
-                    self.run_body(s.orelse, frame)
-                return True
+                if not s.orelse or self.run_body(s.orelse, frame):
+                    leaving.append(frame.env)
+                return self._leave(leaving, frame)
             if cond is not True:
                 break
-            if not self.run_body(s.body, frame):
-                return True
+            going_on, breaks = self.loop_body(s.body, frame)
+            leaving += breaks
+            if not going_on:
+                return self._leave(leaving, frame)
+            frame.env = join_envs(going_on)
         self.exec_loop(s, frame, None)
-        return True
+        return self._leave([frame.env, *leaving], frame)
 
     def _try(self, s: Any, frame: Frame) -> bool:
         base = frame.env
@@ -495,8 +536,8 @@ _HANDLERS: dict[type, _Handler] = {
     ast.Import: StatementInterpreter._import,
     ast.ImportFrom: StatementInterpreter._import,
     ast.Raise: StatementInterpreter._raise,
-    ast.Break: StatementInterpreter._stop,
-    ast.Continue: StatementInterpreter._stop,
+    ast.Break: StatementInterpreter._break,
+    ast.Continue: StatementInterpreter._continue,
     ast.Delete: StatementInterpreter._delete,
     ast.Match: StatementInterpreter._match,
 }

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Instance, Mapping, Seq, SeqOf, SeqTail, SliceV
+from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Instance, Mapping, Range, Seq, SeqOf, SeqTail, SliceV
 from .frame import Arg, ArgOrStar, Context, Frame
 
 MAX_SUMMARIES = 512
@@ -96,8 +96,9 @@ def stable_signature(value: Any, depth: int = 0) -> Any:
         return (Api, value.qname)
     if type(value) is SliceV:
         return value
-    if type(value) in (Seq, SeqTail):
-        return (type(value), tuple(stable_signature(v, depth + 1) for v in value.items))
+    if type(value) in (Seq, Range, SeqTail):
+        return (type(value), getattr(value, "is_list", False),
+                tuple(stable_signature(v, depth + 1) for v in value.items))
     if type(value) is SeqOf:
         return (SeqOf, stable_signature(value.item, depth + 1))
     if type(value) is Mapping:
@@ -118,7 +119,7 @@ def portable(value: Any, depth: int = 0) -> bool:
         return True
     if isinstance(value, DomainValue):
         return value.portable
-    if type(value) in (Seq, SeqTail):
+    if type(value) in (Seq, Range, SeqTail):
         return all(portable(v, depth + 1) for v in value.items)
     if type(value) is SeqOf:
         return portable(value.item, depth + 1)

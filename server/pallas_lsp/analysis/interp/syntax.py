@@ -82,29 +82,6 @@ def generator_kind(fnode: Any, func_block_text: str | None = None) -> str | None
     return cached or None
 
 
-def jumps(loop: ast.For | ast.While) -> bool:
-    """A `break` or `continue` of this loop (not of a loop or function nested in it)."""
-    memo = CACHES.jumps
-    found = memo.get(loop)
-    if found is None:
-        found = memo[loop] = _jumps(loop)
-    return found
-
-
-def _jumps(loop: ast.For | ast.While) -> bool:
-    stack: list[ast.AST] = list(loop.body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.Break, ast.Continue)):
-            return True
-        if not isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                              ast.Lambda, ast.expr)):
-            stack.extend(ast.iter_child_nodes(n))
-        elif isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
-            stack.extend(n.orelse)   # a `break` in a nested loop's `else` is this loop's
-    return False
-
-
 def pattern_names(pattern: ast.pattern) -> list[str]:
     names = []
     for n in ast.walk(pattern):
