@@ -761,3 +761,50 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert found(src) == [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))]
+
+
+LIST_METHOD_KERNELS = {
+    # the list after sort / pop / reverse / remove / clear is Python's
+    "sort-pop": ("slots = [1, 0]\n    slots.sort()\n    first = slots.pop(0)", False),
+    "reverse-pop": ("slots = [1, 0]\n    slots.reverse()\n    first = slots.pop()", True),
+    "pop-last": ("slots = [1, 0]\n    first = slots.pop()", False),
+    "remove": ("slots = [0, 1, 0]\n    slots.remove(0)\n    first = slots[1]", False),
+    "clear-append": ("slots = [1, 1]\n    slots.clear()\n    slots.append(0)\n    first = slots[0]", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIST_METHOD_KERNELS))
+def test_list_methods_as_python_runs_them(name):
+    """Each kernel copies on `sems.at[first]` when `first == 0`, else on the whole array
+    (JAX: `Cannot signal on a non-()-shaped semaphore: (2,)`, under interpret=True)."""
+    steps, reported = LIST_METHOD_KERNELS[name]
+    src = HEAD + f"""
+def kernel(x_hbm, o_ref, sems):
+    {steps}
+    if first == 0:
+        pltpu.async_copy(x_hbm, o_ref, sems.at[first]).wait()
+    else:
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    expected = [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))] if reported else []
+    assert found(src) == expected
+
+
+def test_a_loop_of_unknown_length_runs_until_what_it_reads_settles():
+    """`prev` is None only in the first round: the branch on `prev is not None` runs in the
+    rounds after it (JAX traces it at i == 1 and raises on the whole-array DMA there)."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems):
+    prev = None
+    for i in range(round(2.4)):
+        if prev is not None:
+            pltpu.async_copy(x_hbm, o_ref, sems).wait()
+        prev = i
+
+def run(x):
+    return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert [(line, code) for line, code, _ in found(src)] == [(line_of(src, "o_ref, sems).wait()"), "PAL001")]

@@ -27,6 +27,7 @@ from ..values import (
 )
 from .frame import MAX_RANGE_UNROLL, MAX_UNROLL, Arg, CallArgs, Evaluator, Frame
 from .itertools_model import ITERTOOLS
+from .lists import sorted_items
 
 Builtin = Callable[[Evaluator, CallArgs], Any]
 
@@ -119,15 +120,12 @@ def _iterate(ev: Evaluator, call: CallArgs) -> Any:
 def _sorted(ev: Evaluator, call: CallArgs) -> Any:
     """`sorted(xs)` of known numbers or strings (a dict: its keys), `reverse=` a constant."""
     v = call.value(0)
-    items = [Const(k) for k in v.items] if isinstance(v, Mapping) else v.items if isinstance(v, Seq) else None
+    items = tuple(Const(k) for k in v.items) if isinstance(v, Mapping) else v.items if isinstance(v, Seq) else None
     reverse = call.kwargs["reverse"].value if "reverse" in call.kwargs else Const(False)
-    if items is None or len(call.args) != 1 or set(call.kwargs) - {"reverse"} or not isinstance(reverse, Const):
+    if items is None or len(call.args) != 1 or set(call.kwargs) - {"reverse"}:
         return _iterate(ev, call)
-    keys: list[Any] = [i.value if isinstance(i, Const) else None for i in items]
-    if not all(type(k) in (int, float, str) for k in keys) or len({type(k) is str for k in keys}) > 1:
-        return _iterate(ev, call)
-    order = sorted(range(len(keys)), key=keys.__getitem__, reverse=bool(reverse.value))
-    return Seq(tuple(items[i] for i in order), True)
+    order = sorted_items(items, reverse)
+    return Seq(order, True) if order is not None else _iterate(ev, call)
 
 
 def _reversed(ev: Evaluator, call: CallArgs) -> Any:

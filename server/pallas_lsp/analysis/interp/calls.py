@@ -28,11 +28,10 @@ from ..values import (
     Partial,
     Seq,
     SeqOf,
-    join,
     join_all,
-    sequence,
 )
 from . import builtins
+from .lists import LIST_METHODS, list_call
 from .binding import bind
 from .domain import NOT_MINE, Domain, answering, told_to_domains
 from .envs import ActiveCall, Memoised, signature
@@ -55,7 +54,6 @@ from .operators import truth
 from .summaries import NOT_REMEMBERED, CallWatch, Summary, call_key, copied, portable, redo, unchanged_inputs
 from .syntax import generator_kind, nonlocal_names
 
-_LIST_METHODS = frozenset({"append", "extend", "insert"})
 
 
 class CallingInterpreter(ABC):
@@ -125,7 +123,7 @@ class CallingInterpreter(ABC):
 
     def eval_call(self, node: ast.Call, frame: Frame) -> Any:
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS \
+        if isinstance(func, ast.Attribute) and func.attr in LIST_METHODS \
                 and isinstance(func.value, (ast.Name, ast.Attribute)):
             return self.list_method(node, func, frame)
         callee = self.eval(func, frame)
@@ -424,8 +422,8 @@ class CallingInterpreter(ABC):
 
     # ------------------------------------------------------------------ list methods
     def list_method(self, node: ast.Call, func: ast.Attribute, frame: Frame) -> Any:
-        """`scratch.append(x)` / `.extend(xs)` / `.insert(i, x)` on a list variable or an
-        object's list field (`self._copies.append(...)`)."""
+        """`scratch.append(x)`, `.pop()`, `.sort()`, ... on a list variable or an object's
+        list field (`self._copies.append(...)`): the binding takes the list after it."""
         target = func.value
         owner = None
         if isinstance(target, ast.Name):
@@ -438,23 +436,17 @@ class CallingInterpreter(ABC):
             base = owner.fields.get(name, UNKNOWN) if isinstance(owner, Instance) else UNKNOWN
         evaluated = self.eval_args(node, frame)
         args, kwargs = evaluated if evaluated is not None else ([], {})
-        first = args[0] if args else None
-        if isinstance(base, SeqOf) and isinstance(first, Arg) and func.attr == "append":
-            base = SeqOf(join(base.item, first.value))
-            if isinstance(owner, Instance):
-                owner.fields[name] = base
-            return Const(None)
-        if not isinstance(base, Seq) or not base.is_list:
+        values = [a.value for a in args if isinstance(a, Arg)] if all(isinstance(a, Arg) for a in args) else None
+        done = list_call(base, func.attr, values, {k: a.value for k, a in kwargs.items()})
+        if done is None:   # not a list: what the call does with its arguments is unknown
             if args:
                 self.callbacks_unknown_call(args, kwargs, frame)
             return UNKNOWN
-        new = _grown_list(base, func.attr, args, kwargs) if evaluated is not None else UNKNOWN
-        if owner is not None:
-            if isinstance(owner, Instance):
-                owner.fields[name] = new
-            return Const(None)
-        (frame.holder(name) or frame).env[name] = new
-        return Const(None)
+        if isinstance(owner, Instance):
+            owner.fields[name] = done.after
+        elif owner is None:
+            (frame.holder(name) or frame).env[name] = done.after
+        return done.result
 
 
 def _forget_iterators(args: Iterable[ArgOrStar], frame: Frame) -> None:
@@ -473,20 +465,3 @@ def _generated(yields: Yields) -> Any:
     if yields.exact:
         return Iter(tuple(yields.values))
     return SeqOf(join_all(yields.values))
-
-
-def _grown_list(base: Seq, method: str, args: list[ArgOrStar], kwargs: dict[str, Arg]) -> Any:
-    """The list after `append` / `extend` / `insert`, or UNKNOWN."""
-    if kwargs or any(not isinstance(a, Arg) for a in args):
-        return UNKNOWN
-    vals = [a.value for a in args if isinstance(a, Arg)]
-    if method == "append" and len(vals) == 1:
-        return sequence((*base.items, vals[0]), True)
-    if method == "extend" and len(vals) == 1 and isinstance(vals[0], Seq):
-        return sequence(base.items + vals[0].items, True)
-    if method == "insert" and len(vals) == 2 and isinstance(vals[0], Const) and type(vals[0].value) is int:
-        items = list(base.items)
-        items.insert(vals[0].value, vals[1])
-        return sequence(tuple(items), True)
-    return UNKNOWN
-

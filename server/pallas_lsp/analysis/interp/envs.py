@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..values import (
+    SCALAR,
     UNKNOWN,
     Const,
     DomainValue,
     Instance,
     Mapping,
+    Range,
     Seq,
     SeqOf,
     SeqTail,
@@ -117,6 +119,32 @@ def tracked_changed(a: dict, b: dict) -> bool:
         if (holds(v, _tracked, 0, clean) or holds(old, _tracked, 0, clean)) and not same(old, v):
             return True
     return False
+
+
+def read_changed(a: dict, b: dict, reads: frozenset[str]) -> bool:
+    """Whether a loop round changed a Python value the body reads (a number, None, a tuple
+    of them): the next round computes with it."""
+    for k in reads:
+        v = b.get(k, _ABSENT)
+        if v is _ABSENT:
+            continue
+        old = a.get(k, UNKNOWN)
+        if old is not v and _structural(old) and _structural(v) and not same(old, v):
+            return True
+    return False
+
+
+_ABSENT = object()
+
+
+def _structural(value: Any, depth: int = 0) -> bool:
+    """Python's values (numbers, None, tuples of them, ...), which `same` compares by their
+    structure (a domain's value, an object: by identity, new in every round)."""
+    if value is UNKNOWN or value is SCALAR or type(value) is Const:
+        return True
+    if type(value) in (Seq, Range, SeqTail) and depth < 6:
+        return all(_structural(v, depth + 1) for v in value.items)
+    return type(value) is SeqOf and depth < 6 and _structural(value.item, depth + 1)
 
 
 def env_same(a: dict, b: dict) -> bool:

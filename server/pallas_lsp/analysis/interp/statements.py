@@ -28,7 +28,7 @@ from ..values import (
 )
 from .binding import defaults_of
 from .calls import CallingInterpreter
-from .envs import env_same, join_envs, same, tracked_changed
+from .envs import env_same, join_envs, read_changed, same, tracked_changed
 from .frame import (
     INTERRUPT_EVERY,
     MAX_LOOP_ROUNDS,
@@ -42,7 +42,7 @@ from .frame import (
     LoopExits,
     maybe_runs,
 )
-from .syntax import catches_import_error, pattern_names
+from .syntax import catches_import_error, loop_reads, pattern_names
 
 _DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass")
 
@@ -278,8 +278,8 @@ class StatementInterpreter(CallingInterpreter):
                 self.ctx.summarising -= 1
             breaks += broke
             new = join_envs([state, *going_on])
-            if env_same(state, new) or not tracked_changed(state, new):
-                # Only numbers / unknowns changed: the join already says all that matters.
+            if env_same(state, new) or not (tracked_changed(state, new) or read_changed(state, new, loop_reads(s))):
+                # What changed is read nowhere in the loop: the join already says all there is.
                 state = new
                 break
             state = new

@@ -82,6 +82,24 @@ def generator_kind(fnode: Any, func_block_text: str | None = None) -> str | None
     return cached or None
 
 
+def loop_reads(loop: ast.For | ast.While) -> frozenset[str]:
+    """The names a loop's body (and a `while` loop's test) reads, functions in it included;
+    a list only grown there (`xs.append(x)`) is not read."""
+    memo = CACHES.loop_reads
+    found = memo.get(loop)
+    if found is None:
+        parts = [*loop.body, loop.test] if isinstance(loop, ast.While) else loop.body
+        nodes = [n for part in parts for n in ast.walk(part)]
+        grown = {id(n.func.value) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                 and n.func.attr in _GROWING and isinstance(n.func.value, ast.Name)}
+        found = memo[loop] = frozenset(n.id for n in nodes if isinstance(n, ast.Name)
+                                       and isinstance(n.ctx, ast.Load) and id(n) not in grown)
+    return found
+
+
+_GROWING = ("append", "extend", "insert")
+
+
 def pattern_names(pattern: ast.pattern) -> list[str]:
     names = []
     for n in ast.walk(pattern):
