@@ -61,7 +61,7 @@ class Caches:
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
         self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
         self.parameters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> its parameters
-        self.loop_reads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop node -> names its body reads
+        self.loop_facts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop node -> what its body reads, changes
         self.bindings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # def node -> {name: times bound}
         self.parents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # block tree -> {node: (parent, field)}
         self.views_and_defs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # block tree -> `.at` views, defs
@@ -74,7 +74,7 @@ class Caches:
         self.nonlocals.clear()
         self.generators.clear()
         self.parameters.clear()
-        self.loop_reads.clear()
+        self.loop_facts.clear()
         self.bindings.clear()
         self.parents.clear()
         self.views_and_defs.clear()

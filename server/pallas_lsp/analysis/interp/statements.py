@@ -42,7 +42,7 @@ from .frame import (
     LoopExits,
     maybe_runs,
 )
-from .syntax import catches_import_error, loop_reads, pattern_names
+from .syntax import catches_import_error, loop_facts, pattern_names
 
 _DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass")
 
@@ -219,7 +219,8 @@ class StatementInterpreter(CallingInterpreter):
     def exec_for(self, s: ast.For, it: Any, frame: Frame) -> bool:
         """Run a `for` loop; False when no path leaves it (every one returned)."""
         ctx = self.ctx
-        if not (isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING):
+        if not (isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and ctx.unrolling < MAX_UNROLL_NESTING) \
+                or isinstance(s.iter, ast.Name) and s.iter.id in loop_facts(s).changed:   # a list changed as it goes
             item = element(it)
             self.exec_loop(s, frame, lambda: self.assign(s.target, item, frame))
             return True
@@ -278,7 +279,7 @@ class StatementInterpreter(CallingInterpreter):
                 self.ctx.summarising -= 1
             breaks += broke
             new = join_envs([state, *going_on])
-            if env_same(state, new) or not (tracked_changed(state, new) or read_changed(state, new, loop_reads(s))):
+            if env_same(state, new) or not (tracked_changed(state, new) or read_changed(state, new, loop_facts(s).reads)):
                 # What changed is read nowhere in the loop: the join already says all there is.
                 state = new
                 break

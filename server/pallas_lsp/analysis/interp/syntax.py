@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from typing import Any
 
 from ..caches import CACHES
 from ..symbols import canonical, resolve_relative
+from .lists import LIST_METHODS
 
 
 def catches_import_error(handler: ast.ExceptHandler) -> bool:
@@ -82,18 +84,26 @@ def generator_kind(fnode: Any, func_block_text: str | None = None) -> str | None
     return cached or None
 
 
-def loop_reads(loop: ast.For | ast.While) -> frozenset[str]:
-    """The names a loop's body (and a `while` loop's test) reads, functions in it included;
-    a list only grown there (`xs.append(x)`) is not read."""
-    memo = CACHES.loop_reads
+@dataclass(frozen=True, slots=True)
+class LoopFacts:
+    reads: frozenset[str]     # names the body (and a `while` test) reads; a list it only grows is not read
+    changed: frozenset[str]   # lists whose methods the body calls (`xs.pop()`)
+
+
+def loop_facts(loop: ast.For | ast.While) -> LoopFacts:
+    """What a loop's body reads and which lists it changes, functions in it included."""
+    memo = CACHES.loop_facts
     found = memo.get(loop)
     if found is None:
         parts = [*loop.body, loop.test] if isinstance(loop, ast.While) else loop.body
         nodes = [n for part in parts for n in ast.walk(part)]
-        grown = {id(n.func.value) for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                 and n.func.attr in _GROWING and isinstance(n.func.value, ast.Name)}
-        found = memo[loop] = frozenset(n.id for n in nodes if isinstance(n, ast.Name)
-                                       and isinstance(n.ctx, ast.Load) and id(n) not in grown)
+        methods = [(n.func.attr, n.func.value) for n in nodes if isinstance(n, ast.Call)
+                   and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)]
+        grown = {id(receiver) for attr, receiver in methods if attr in _GROWING}
+        reads = frozenset(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                          and id(n) not in grown)
+        changed = frozenset(receiver.id for attr, receiver in methods if attr in LIST_METHODS)
+        found = memo[loop] = LoopFacts(reads, changed)
     return found
 
 
