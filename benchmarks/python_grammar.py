@@ -1,0 +1,301 @@
+"""The grammar of `python_fuzz.py`: seeded plain-Python programs of the kind kernel
+authors write around their kernels (static sizes, tuples of block shapes, flags, small
+helpers and loops), with no JAX in them.
+
+A program is a few helper functions and a function `program()` that starts every
+variable with a literal, runs statements on them and returns them all; `result =
+program()` is what both CPython and pallas-lsp's interpreter are asked for.  Every
+variable keeps one kind (int, float, bool, str, tuple or list of ints, dict), so most
+programs run; one that raises is drawn again by the driver.  `program(seed)` draws every
+choice from `random.Random(seed)`."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+KINDS = ("int", "float", "bool", "str", "tuple", "list", "dict")
+INTS = (-3, -1, 0, 1, 2, 3, 4, 7, 8, 16, 128, 256)
+FLOATS = ("0.5", "1.0", "-2.0", "1e-3", "3.25")
+STRS = ("''", "'a'", "'ab'", "'kv'")
+SMALL = ("0", "1", "2", "3")
+
+
+@dataclass
+class Scope:
+    """The variables in reach, by kind (helpers take and give ints)."""
+
+    kinds: dict[str, str] = field(default_factory=dict)
+    helpers: list[tuple[str, int]] = field(default_factory=list)   # (name, positional parameters)
+    loop: bool = False
+
+    def of(self, kind: str) -> list[str]:
+        return [n for n, k in self.kinds.items() if k == kind]
+
+
+class Grammar:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.fresh = 0
+
+    def pick(self, options):
+        return self.rng.choice(options)
+
+    def name(self, prefix: str) -> str:
+        self.fresh += 1
+        return f"{prefix}{self.fresh}"
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, kind: str, scope: Scope, depth: int = 0) -> str:
+        names = scope.of(kind)
+        if depth >= 3 or self.rng.random() < 0.25:
+            return self.pick(names) if names and self.rng.random() < 0.6 else self.literal(kind)
+        return getattr(self, f"_{kind}")(scope, depth + 1)
+
+    def literal(self, kind: str) -> str:
+        r = self.rng
+        if kind == "int":
+            return str(r.choice(INTS))
+        if kind == "float":
+            return r.choice(FLOATS)
+        if kind == "bool":
+            return r.choice(("True", "False"))
+        if kind == "str":
+            return r.choice(STRS)
+        if kind in ("tuple", "list"):
+            items = [str(r.choice(INTS)) for _ in range(r.randrange(0, 4))]
+            return f"({', '.join(items)}{',' if len(items) == 1 else ''})" if kind == "tuple" else f"[{', '.join(items)}]"
+        return "{" + ", ".join(f"'k{i}': {r.choice(INTS)}" for i in range(r.randrange(0, 3))) + "}"
+
+    def _int(self, scope: Scope, depth: int) -> str:
+        e = lambda k="int": self.expr(k, scope, depth)   # noqa: E731
+        forms = [
+            lambda: f"({e()} {self.pick(('+', '-', '*'))} {e()})",
+            lambda: f"({e()} {self.pick(('//', '%'))} {self.pick(('2', '3', '-4', '8'))})",
+            lambda: f"({e()} {self.pick(('<<', '>>'))} {self.pick(SMALL)})",
+            lambda: f"({e()} {self.pick(('&', '|', '^'))} {e()})",
+            lambda: f"{self.pick(('-', '~', '+'))}{e()}",
+            lambda: f"{self.pick(('abs', 'int'))}({e()})",
+            lambda: f"{self.pick(('min', 'max'))}({e()}, {e()})",
+            lambda: f"len({e(self.pick(('tuple', 'list', 'str', 'dict')))})",
+            lambda: f"int({e('float')})",
+            lambda: f"({e()} if {e('bool')} else {e()})",
+            lambda: f"{e('tuple')}[{self.pick(('0', '-1', '1'))}]",
+            lambda: f"sum({e(self.pick(('tuple', 'list')))})",
+            lambda: f"{self.pick(('min', 'max'))}({e(self.pick(('tuple', 'list')))})",
+            lambda: f"({e()} ** {self.pick(('0', '1', '2'))})",
+            lambda: f"({e('bool')} + {e()})",
+            lambda: f"divmod({e()}, {self.pick(('3', '-2', '8'))})[{self.pick(('0', '1'))}]",
+            lambda: f"round({e('float')})",
+            lambda: f"math.{self.pick(('ceil', 'floor'))}({e('float')})",
+            lambda: f"{e('dict')}.get('k{self.rng.randrange(3)}', {e()})",
+            lambda: f"({e('tuple')}.index({e()}) if {e()} in {e('tuple')} else 0)",
+            lambda: f"{e(self.pick(('tuple', 'list')))}.count({e()})",
+        ]
+        if scope.helpers:
+            forms.append(lambda: self._helper_call(scope, depth))
+        return self.pick(forms)()
+
+    def _helper_call(self, scope: Scope, depth: int) -> str:
+        name, arity = self.pick(scope.helpers)
+        args = [self.expr("int", scope, depth) for _ in range(self.rng.randrange(1, arity + 1))]
+        if self.rng.random() < 0.3:
+            args.append(f"scale={self.expr('int', scope, depth)}")
+        return f"{name}({', '.join(args)})"
+
+    def _float(self, scope: Scope, depth: int) -> str:
+        e = lambda k="float": self.expr(k, scope, depth)   # noqa: E731
+        return self.pick([
+            lambda: f"({e()} {self.pick(('+', '-', '*'))} {e(self.pick(('int', 'float')))})",
+            lambda: f"({e(self.pick(('int', 'float')))} / {self.pick(('2', '4.0', '-8'))})",
+            lambda: f"float({e('int')})",
+            lambda: f"math.sqrt(abs({e()}))",
+            lambda: f"{self.pick(('min', 'max'))}({e()}, {e()})",
+            lambda: f"abs({e()})",
+            lambda: f"({e()} if {e('bool')} else {e()})",
+        ])()
+
+    def _bool(self, scope: Scope, depth: int) -> str:
+        e = lambda k: self.expr(k, scope, depth)   # noqa: E731
+        k = self.pick(KINDS)
+        return self.pick([
+            lambda: f"({e('int')} {self.pick(('<', '<=', '>', '>=', '==', '!='))} {e(self.pick(('int', 'float')))})",
+            lambda: f"({e(k)} {self.pick(('==', '!='))} {e(k)})",
+            lambda: f"({e(self.pick(('tuple', 'list')))} {self.pick(('==', '!='))} "
+                    f"{e(self.pick(('tuple', 'list')))})",
+            lambda: f"({e('int')} {self.pick(('in', 'not in'))} {e(self.pick(('tuple', 'list')))})",
+            lambda: f"('k{self.rng.randrange(3)}' {self.pick(('in', 'not in'))} {e('dict')})",
+            lambda: f"(not {e('bool')})",
+            lambda: f"({e('bool')} {self.pick(('and', 'or'))} {e('bool')})",
+            lambda: f"bool({e(self.pick(('int', 'str', 'tuple', 'list')))})",
+            lambda: f"isinstance({e(k)}, {self.pick(('int', 'float', 'bool', 'str', 'tuple', 'list', 'dict'))})",
+            lambda: f"({e(k)} is None)",
+            lambda: f"{self.pick(('any', 'all'))}({e(self.pick(('tuple', 'list')))})",
+            lambda: f"{e('str')}.startswith('a')",
+            lambda: f"({e('int')} == {e('bool')})",
+            lambda: f"(range({e('int')} % 4) == {e('tuple')})",
+        ])()
+
+    def _str(self, scope: Scope, depth: int) -> str:
+        e = lambda k="str": self.expr(k, scope, depth)   # noqa: E731
+        return self.pick([
+            lambda: f"({e()} + {e()})",
+            lambda: f"({e()} * {self.pick(SMALL)})",
+            lambda: f"({e()} if {e('bool')} else {e()})",
+            lambda: f"str({e('int')})",
+            lambda: f"'-'.join(({e()}, {e()}))",
+            lambda: f"{e()}.upper()",
+        ])()
+
+    def _tuple(self, scope: Scope, depth: int) -> str:
+        e = lambda k="tuple": self.expr(k, scope, depth)   # noqa: E731
+        i = lambda: self.expr("int", scope, depth)   # noqa: E731
+        return self.pick([
+            lambda: f"({i()}, {i()})",
+            lambda: f"({e()} + {e()})",
+            lambda: f"({e()} * {self.pick(SMALL)})",
+            lambda: f"{e()}[{self.pick(('1:', ':-1', '::-1', '::2', '1:3'))}]",
+            lambda: f"tuple({e('list')})",
+            lambda: f"tuple(range({self.pick(SMALL)}, {i()} % 6))",
+            lambda: f"tuple(x * {i()} for x in {e()})",
+            lambda: f"tuple(sorted({e()}))",
+            lambda: f"tuple(reversed({e()}))",
+            lambda: f"tuple(a + b for a, b in zip({e()}, {e('list')}))",
+            lambda: f"tuple(i * x for i, x in enumerate({e()}))",
+            lambda: f"(*{e()}, {i()})",
+            lambda: f"tuple({e('dict')}.values())",
+            lambda: f"({e()} if {e('bool')} else {e()})",
+            lambda: f"tuple(map(abs, {e()}))",
+        ])()
+
+    def _list(self, scope: Scope, depth: int) -> str:
+        e = lambda k="list": self.expr(k, scope, depth)   # noqa: E731
+        i = lambda: self.expr("int", scope, depth)   # noqa: E731
+        return self.pick([
+            lambda: f"[{i()}, {i()}]",
+            lambda: f"list({e('tuple')})",
+            lambda: f"[x + {i()} for x in {e(self.pick(('tuple', 'list')))} if x {self.pick(('>', '<', '!='))} {i()}]",
+            lambda: f"sorted({e(self.pick(('tuple', 'list')))}{self.pick(('', ', reverse=True'))})",
+            lambda: f"({e()} + {e()})",
+            lambda: f"list(range({i()} % 5))",
+            lambda: f"{e()}[::-1]",
+            lambda: f"[*{e('tuple')}, {i()}]",
+            lambda: f"list({e('dict')}.values())",
+            lambda: f"({e()} if {e('bool')} else {e()})",
+        ])()
+
+    def _dict(self, scope: Scope, depth: int) -> str:
+        i = lambda: self.expr("int", scope, depth)   # noqa: E731
+        return self.pick([
+            lambda: f"{{'k0': {i()}, 'k1': {i()}}}",
+            lambda: f"dict(k0={i()}, k2={i()})",
+            lambda: f"{{f'k{{j}}': j * {i()} for j in range(3)}}",
+            lambda: f"{{**{self.expr('dict', scope, depth)}, 'k1': {i()}}}",
+        ])()
+
+    # ------------------------------------------------------------------ statements
+    def statements(self, scope: Scope, indent: str, depth: int, count: int) -> list[str]:
+        out: list[str] = []
+        for _ in range(count):
+            out.extend(self.statement(scope, indent, depth))
+        return out or [indent + "pass"]
+
+    def statement(self, scope: Scope, indent: str, depth: int) -> list[str]:
+        r = self.rng
+        name = self.pick(list(scope.kinds))
+        kind = scope.kinds[name]
+        roll = r.random()
+        if depth < 2 and roll < 0.15:
+            body = self.statements(scope, indent + "    ", depth + 1, r.randrange(1, 3))
+            lines = [f"{indent}if {self.expr('bool', scope)}:", *body]
+            if r.random() < 0.5:
+                lines += [f"{indent}else:", *self.statements(scope, indent + "    ", depth + 1, r.randrange(1, 3))]
+            return lines
+        if depth < 2 and roll < 0.27:
+            return self._loop(scope, indent, depth)
+        if roll < 0.35 and kind in ("int", "float", "str", "tuple", "list"):
+            if kind in ("int", "float") and r.random() < 0.5:
+                return [f"{indent}{name} {self.pick(('-=', '*=', '//=', '%='))} {self.pick(('2', '3', '-4'))}"]
+            if kind != "float" and r.random() < 0.3:
+                return [f"{indent}{name} *= {self.pick(SMALL)}"]
+            rhs = "tuple" if kind == "list" and r.random() < 0.5 else kind   # a list += any iterable
+            return [f"{indent}{name} += {self.expr(rhs, scope)}"]
+        if roll < 0.45 and kind == "list":
+            method = self.pick(("append", "extend", "insert", "pop", "reverse", "sort"))
+            arg = {"append": self.expr("int", scope), "extend": self.expr("tuple", scope),
+                   "insert": f"{self.pick(('0', '1', '-1'))}, {self.expr('int', scope)}"}.get(method, "")
+            if method == "pop":
+                return [f"{indent}if {name}:", f"{indent}    {self._int_target(scope)} = {name}.pop()"]
+            return [f"{indent}{name}.{method}({arg})"]
+        if roll < 0.5 and kind == "dict":
+            return [f"{indent}{name}['k{r.randrange(3)}'] = {self.expr('int', scope)}"]
+        if roll < 0.55:
+            others = [n for n in scope.of(kind) if n != name]
+            if others:
+                other = self.pick(others)
+                return [f"{indent}{name}, {other} = {other}, {name}"]
+        if roll < 0.6 and kind == "int":
+            t = self.expr("tuple", scope)
+            return [f"{indent}if len({t}) >= 2:", f"{indent}    {name}, *_rest = {t}"]
+        if roll < 0.64 and kind == "list":
+            others = [n for n in scope.of("list") if n != name]
+            if others:
+                return [f"{indent}{name} = {self.pick(others)}"]   # aliasing: one list, two names
+        return [f"{indent}{name} = {self.expr(kind, scope)}"]
+
+    def _int_target(self, scope: Scope) -> str:
+        return self.pick(scope.of("int"))
+
+    def _loop(self, scope: Scope, indent: str, depth: int) -> list[str]:
+        r = self.rng
+        var = self.name("i")
+        inner = Scope({**scope.kinds, var: "int"}, scope.helpers, True)
+        head = self.pick([
+            f"for {var} in range({self.pick(SMALL)}, {self.expr('int', scope)} % 5 + 2):",
+            f"for {var} in {self.expr(self.pick(('tuple', 'list')), scope)}:",
+            f"for _k, {var} in enumerate({self.expr('tuple', scope)}):",
+        ])
+        body = self.statements(inner, indent + "    ", depth + 1, r.randrange(1, 3))
+        if r.random() < 0.3:   # before or after the body's statements (not inside one)
+            jump = [f"{indent}    if {self.expr('bool', inner)}:", f"{indent}        {self.pick(('break', 'continue'))}"]
+            body = jump + body if r.random() < 0.5 else body + jump
+        lines = [indent + head, *body]
+        if r.random() < 0.15:
+            lines += [f"{indent}else:", f"{indent}    {self._int_target(scope)} += 1"]
+        return lines
+
+    # ------------------------------------------------------------------ programs
+    def helper(self, scope: Scope) -> list[str]:
+        name = self.name("h")
+        arity = self.rng.randrange(1, 4)
+        params = [f"a{k}" for k in range(arity)]
+        inner = Scope({p: "int" for p in params} | {"scale": "int"}, list(scope.helpers))
+        signature = ", ".join([params[0], *(f"{p}={self.pick(INTS)}" for p in params[1:]), "scale=1"])
+        body = self.statements(inner, "    ", 1, self.rng.randrange(0, 3))
+        lines = [f"def {name}({signature}):", *body, f"    return {self.expr('int', inner)} * scale"]
+        scope.helpers.append((name, arity))
+        return lines
+
+    def program(self) -> str:
+        scope = Scope()
+        lines = ["import math", ""]
+        for _ in range(self.rng.randrange(0, 3)):
+            lines += [*self.helper(scope), ""]
+        names = []
+        body = []
+        for k in range(self.rng.randrange(3, 7)):
+            kind = KINDS[k % len(KINDS)] if k < len(KINDS) else self.pick(KINDS)
+            name = f"v{k}"
+            body.append(f"    {name} = {self.literal(kind)}")
+            scope.kinds[name] = kind
+            names.append(name)
+        scope.kinds["n0"] = "int"   # an int always in reach
+        body.append(f"    n0 = {self.pick(INTS)}")
+        names.append("n0")
+        body += self.statements(scope, "    ", 0, self.rng.randrange(3, 9))
+        lines += ["def program():", *body, f"    return ({', '.join(names)},)", "", "result = program()", ""]
+        return "\n".join(lines)
+
+
+def program(seed) -> str:
+    return Grammar(random.Random(seed)).program()
