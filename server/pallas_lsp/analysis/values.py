@@ -253,13 +253,10 @@ def join(a, b):
         if len(a.items) == len(b.items):
             return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.is_list)
         if a.is_list and b.is_list:
-            # a list that grows in a loop: some length, items like these
-            item = join_all(a.items + b.items)
-            return SeqOf(item) if item is not UNKNOWN else UNKNOWN
+            return items_like(a.items + b.items)   # a list that grows in a loop
         return UNKNOWN
     if isinstance(a, SeqOf) and isinstance(b, Seq) or isinstance(a, Seq) and isinstance(b, SeqOf):
-        item = join_all(((a.item,) if isinstance(a, SeqOf) else a.items) + ((b.item,) if isinstance(b, SeqOf) else b.items))
-        return SeqOf(item) if item is not UNKNOWN else UNKNOWN
+        return items_like(((a.item,) if isinstance(a, SeqOf) else a.items) + ((b.item,) if isinstance(b, SeqOf) else b.items))
     if isinstance(a, SeqTail) and isinstance(b, SeqTail) and len(a.items) == len(b.items):
         return SeqTail(tuple(join(x, y) for x, y in zip(a.items, b.items)))
     if isinstance(a, SeqOf) and isinstance(b, SeqOf):

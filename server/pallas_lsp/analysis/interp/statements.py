@@ -10,6 +10,7 @@ import ast
 import os
 from abc import abstractmethod
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from ..symbols import canonical
@@ -229,8 +230,7 @@ class StatementInterpreter(CallingInterpreter):
         leaving: list[dict] = []   # the states in which the loop is left
         ctx.unrolling += 1
         try:
-            for item in it.items:
-                frame.env = dict(frame.env)
+            for item in it.items:   # each pass changes the state the last one left (no one else holds it)
                 self.assign(s.target, item, frame)
                 going_on, breaks = self.loop_body(s.body, frame)
                 leaving += breaks
@@ -288,10 +288,7 @@ class StatementInterpreter(CallingInterpreter):
             state = {k: (v if same(v, frame.env.get(k, UNKNOWN)) else UNKNOWN) for k, v in state.items()}
         frame.env = state
         if s.orelse:
-            if breaks:   # runs when no `break` does
-                with maybe_runs(self.ctx):
-                    self.run_body(s.orelse, frame)
-            else:
+            with maybe_runs(self.ctx) if breaks else nullcontext():   # runs when no `break` does
                 self.run_body(s.orelse, frame)
         self._leave([frame.env, *breaks], frame)
 
