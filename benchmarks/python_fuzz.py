@@ -19,6 +19,7 @@ share of variables known exactly is printed as the interpreter's precision.
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import signal
 import sys
@@ -55,10 +56,30 @@ class Probe(Domain):
         return NOT_MINE
 
 
+class Failed(logging.Handler):
+    """Keeps the analysis's logged failures (an exception inside the interpreter)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 def interpreted(source: str) -> Any:
-    """What the interpreter knows of `result` (UNKNOWN when it was not reached)."""
-    probe = Probe()
-    analyze_source(f"import probe\n{source}\nprobe.see(result)\n", domains=(*DOMAINS, probe))
+    """What the interpreter knows of `result` (UNKNOWN when it was not reached); an
+    exception the analysis logged is raised."""
+    probe, failed = Probe(), Failed()
+    logger = logging.getLogger("pallas_lsp")
+    logger.addHandler(failed)
+    try:
+        analyze_source(f"import probe\n{source}\nprobe.see(result)\n", domains=(*DOMAINS, probe))
+    finally:
+        logger.removeHandler(failed)
+    if failed.records:
+        record = failed.records[0]
+        raise RuntimeError(f"{record.getMessage()}: {record.exc_info[1]!r}" if record.exc_info else record.getMessage())
     return probe.seen[-1] if probe.seen else UNKNOWN
 
 
@@ -153,7 +174,16 @@ def check(seed: int, index: int) -> Outcome:
             break
     else:
         return Outcome(index, name, source, None, 0, 0)
-    claim = interpreted(source)
+    return check_source(name, source, actual, index)
+
+
+def check_source(name: str, source: str, actual: Any = None, index: int = 0) -> Outcome:
+    """One program against CPython (`actual`: its result, when already run)."""
+    actual = executed(source) if actual is None else actual
+    try:
+        claim = interpreted(source)
+    except RuntimeError as failure:   # the interpreter failed: a disagreement too
+        return Outcome(index, name, source, f"interpreter: {failure}", 0, len(actual))
     problem = disagreement(claim, actual)
     items = claim.items if type(claim) is Seq else ()
     return Outcome(index, name, source, problem, sum(exact(c) for c in items), len(actual))

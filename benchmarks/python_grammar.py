@@ -28,6 +28,7 @@ class Scope:
     kinds: dict[str, str] = field(default_factory=dict)
     helpers: list[tuple[str, int]] = field(default_factory=list)   # (name, positional parameters)
     loop: bool = False
+    changers: list[str] = field(default_factory=list)   # helpers that change the list they are given
 
     def of(self, kind: str) -> list[str]:
         return [n for n, k in self.kinds.items() if k == kind]
@@ -80,6 +81,7 @@ class Grammar:
             lambda: f"len({e(self.pick(('tuple', 'list', 'str', 'dict')))})",
             lambda: f"int({e('float')})",
             lambda: f"({e()} if {e('bool')} else {e()})",
+            lambda: f"({e()} {self.pick(('or', 'and'))} {e()})",   # the operand, not a bool
             lambda: f"{e('tuple')}[{self.pick(('0', '-1', '1'))}]",
             lambda: f"sum({e(self.pick(('tuple', 'list')))})",
             lambda: f"{self.pick(('min', 'max'))}({e(self.pick(('tuple', 'list')))})",
@@ -182,6 +184,7 @@ class Grammar:
             lambda: f"[*{e('tuple')}, {i()}]",
             lambda: f"list({e('dict')}.values())",
             lambda: f"({e()} if {e('bool')} else {e()})",
+            lambda: f"({e()} or [{i()}])",
         ])()
 
     def _dict(self, scope: Scope, depth: int) -> str:
@@ -228,7 +231,9 @@ class Grammar:
                 return [f"{indent}if {name}:", f"{indent}    {self._int_target(scope)} = {name}.pop()"]
             return [f"{indent}{name}.{method}({arg})"]
         if roll < 0.5 and kind == "dict":
-            return [f"{indent}{name}['k{r.randrange(3)}'] = {self.expr('int', scope)}"]
+            return self._dict_change(name, scope, indent)
+        if roll < 0.5 and kind == "list":
+            return self._list_write(name, scope, indent)
         if roll < 0.55:
             others = [n for n in scope.of(kind) if n != name]
             if others:
@@ -242,6 +247,39 @@ class Grammar:
             if others:
                 return [f"{indent}{name} = {self.pick(others)}"]   # aliasing: one list, two names
         return [f"{indent}{name} = {self.expr(kind, scope)}"]
+
+    def _dict_change(self, name: str, scope: Scope, indent: str) -> list[str]:
+        """A key written, deleted or popped, or a dict method that changes it."""
+        r = self.rng
+        key = f"'k{r.randrange(3)}'"
+        return self.pick([
+            lambda: [f"{indent}if {key} in {name}:", f"{indent}    del {name}[{key}]"],
+            lambda: [f"{indent}{name}[{key}] = {self.expr('int', scope)}"],
+            lambda: [f"{indent}{name}.update(k{r.randrange(3)}={self.expr('int', scope)})"],
+            lambda: [f"{indent}{name}.update({self.expr('dict', scope)})"],
+            lambda: [f"{indent}{self._int_target(scope)} = {name}.setdefault({key}, {self.expr('int', scope)})"],
+            lambda: [f"{indent}{self._int_target(scope)} = {name}.pop({key}, {self.expr('int', scope)})"],
+        ])()
+
+    def _list_write(self, name: str, scope: Scope, indent: str) -> list[str]:
+        """An item written or deleted, or the list handed to a helper that changes it."""
+        r = self.rng
+        if scope.changers and r.random() < 0.4:
+            return [f"{indent}{self.pick(scope.changers)}({name}, {self.expr('int', scope)})"]
+        k = self.pick(("0", "1", "-1"))
+        if r.random() < 0.3:
+            return [f"{indent}if len({name}) > 1:", f"{indent}    del {name}[{k}]"]
+        return [f"{indent}if len({name}) > 1:", f"{indent}    {name}[{k}] = {self.expr('int', scope)}"]
+
+    def changer(self, scope: Scope) -> list[str]:
+        """A helper that changes the list it is given (in place: every name for it sees
+        the change), through another name for it, or rebinds its own name first."""
+        name = self.name("c")
+        step = self.pick(("xs.append(x)", "xs += (x, x)", "xs.insert(0, x)", "ys = xs\n    ys.append(x)",
+                          "xs = xs + [x]\n    xs.append(x)", "if xs:\n        xs[0] = x",
+                          "if xs:\n        del xs[-1]"))
+        scope.changers.append(name)
+        return [f"def {name}(xs, x):", f"    {step}", "    return len(xs)"]
 
     def _int_target(self, scope: Scope) -> str:
         return self.pick(scope.of("int"))
@@ -281,9 +319,11 @@ class Grammar:
         lines = ["import math", ""]
         for _ in range(self.rng.randrange(0, 3)):
             lines += [*self.helper(scope), ""]
+        for _ in range(self.rng.randrange(0, 2)):
+            lines += [*self.changer(scope), ""]
         names = []
         body = []
-        for k in range(self.rng.randrange(3, 7)):
+        for k in range(self.rng.randrange(3, 10)):
             kind = KINDS[k % len(KINDS)] if k < len(KINDS) else self.pick(KINDS)
             name = f"v{k}"
             body.append(f"    {name} = {self.literal(kind)}")

@@ -41,10 +41,41 @@ def test_what_claims_nothing_or_the_truth_agrees():
     assert pf.disagreement(Mapping({"a": Const(1)}), {"a": 1}) is None
 
 
+def _agrees(source):
+    actual = pf.executed(source)
+    assert actual is not None
+    claim = pf.interpreted(source)
+    return pf.disagreement(claim, actual), pf.exact(claim)
+
+
 def test_a_list_changed_while_a_loop_runs_over_it():
-    """`for x in xs: xs.pop()` stops when the list runs out (seed 6, program 28)."""
-    outcome = pf.check(6, 28)
-    assert outcome.problem is None and outcome.total > 0
+    """`for x in xs:` goes over the list as it is at each step: shortened (a loop the
+    interpreter does not unroll: nothing wrong is claimed) or grown (followed exactly)."""
+    shortened = "def program():\n    xs = [1, 2, 3]\n    for x in xs:\n        xs.pop()\n    return (xs,)\n\nresult = program()\n"
+    assert _agrees(shortened)[0] is None
+    grown = ("def program():\n    ys = [1]\n    n = 0\n    for y in ys:\n        n += 1\n"
+             "        if len(ys) < 4:\n            ys += (y,)\n    return (ys, n)\n\nresult = program()\n")
+    assert _agrees(grown) == (None, True)
+
+
+def test_a_list_or_dict_changed_through_any_of_its_holders():
+    source = ("def grow(xs, x):\n    xs.append(x)\n    return len(xs)\n\n"
+              "def program():\n    a = [1]\n    b = a\n    grow(b, 2)\n    b += (3,)\n    b[0] = 0\n"
+              "    d = {'k': 1}\n    e = d\n    e.update(j=2)\n    del e['k']\n"
+              "    return (a, d, 0 or 5, [] or [1])\n\nresult = program()\n")
+    assert _agrees(source) == (None, True)
+
+
+def test_an_interpreter_failure_is_a_disagreement(monkeypatch):
+    import pallas_lsp.analysis.interp.statements as statements
+
+    def broken(*args):
+        raise IndexError("out of range")
+
+    monkeypatch.setattr(statements, "item_written", broken)
+    source = "def program():\n    xs = [1]\n    xs[0] = 2\n    return (xs,)\n\nresult = program()\n"
+    outcome = pf.check_source("t", source)
+    assert outcome.problem is not None and outcome.problem.startswith("interpreter:")
 
 
 def test_the_interpreter_agrees_with_cpython_on_a_sample():

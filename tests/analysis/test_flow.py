@@ -773,12 +773,12 @@ LIST_METHOD_KERNELS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(LIST_METHOD_KERNELS))
-def test_list_methods_as_python_runs_them(name):
-    """Each kernel copies on `sems.at[first]` when `first == 0`, else on the whole array
-    (JAX: `Cannot signal on a non-()-shaped semaphore: (2,)`, under interpret=True)."""
-    steps, reported = LIST_METHOD_KERNELS[name]
+def _judged_by_first(steps: str, reported: bool, definitions: str = "") -> None:
+    """A kernel that copies on `sems.at[first]` when `steps` leave `first == 0`, else on
+    the whole array (JAX: `Cannot signal on a non-()-shaped semaphore: (2,)`, under
+    interpret=True): flagged there exactly when `reported`."""
     src = HEAD + f"""
+{definitions}
 def kernel(x_hbm, o_ref, sems):
     {steps}
     if first == 0:
@@ -791,6 +791,11 @@ def run(x):
 """
     expected = [(line_of(src, "o_ref, sems).wait()"), "PAL001", (2,))] if reported else []
     assert found(src) == expected
+
+
+@pytest.mark.parametrize("name", sorted(LIST_METHOD_KERNELS))
+def test_list_methods_as_python_runs_them(name):
+    _judged_by_first(*LIST_METHOD_KERNELS[name])
 
 
 def test_a_loop_of_unknown_length_runs_until_what_it_reads_settles():
@@ -808,3 +813,84 @@ def run(x):
     return pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
 """
     assert [(line, code) for line, code, _ in found(src)] == [(line_of(src, "o_ref, sems).wait()"), "PAL001")]
+
+
+# Python shares a list or dict between every name, field and caller that holds it: a
+# change through one is seen through all.  (definitions, steps giving `first`, whether
+# JAX rejects the kernel: `first != 0` copies on the whole array)
+SHARED_CONTAINER_KERNELS = {
+    "helper-append": ("def grow(xs):\n    xs.append(0)\n", "slots = [1]\n    grow(slots)\n    first = slots[-1]",
+                      False),
+    "helper-rebinds-its-own": ("def grow(xs):\n    xs = xs + [1]\n    xs.append(1)\n",
+                               "slots = [0]\n    grow(slots)\n    first = slots[-1]", False),
+    "alias-append": ("", "slots = [0]\n    more = slots\n    more.append(1)\n    first = slots[-1]", True),
+    "alias-iadd": ("", "slots = [1]\n    more = slots\n    more += [0]\n    first = slots[-1]", False),
+    "alias-rebound": ("", "slots = [0]\n    more = slots\n    more = more + [1]\n    first = slots[-1]", False),
+    "item-write": ("", "slots = [0, 0]\n    slots[1] = 1\n    first = slots[1]", True),
+    "item-write-alias": ("", "slots = [1, 1]\n    view = slots\n    view[0] = 0\n    first = slots[0]", False),
+    "list-del": ("", "slots = [1, 0]\n    del slots[0]\n    first = slots[0]", False),
+    "dict-write": ("", "opts = {'slot': 0}\n    opts['slot'] = 1\n    first = opts['slot']", True),
+    "dict-del": ("", "opts = {'slot': 0, 'other': 1}\n    del opts['slot']\n    first = opts.get('slot', 1)",
+                 True),
+    "object-field": ("class Plan:\n    def __init__(self):\n        self.slots = [0]\n",
+                     "plan = Plan()\n    slots = plan.slots\n    slots.append(1)\n    first = plan.slots[-1]", True),
+    "loop-over-a-growing-list": ("", "slots = [1]\n    seen = 0\n    for s in slots:\n        seen += 1\n"
+                                 "        if len(slots) < 3:\n            slots += [1]\n    first = 1 if seen == 3 else 0",
+                                 True),
+    "dict-update": ("", "opts = {'slot': 0}\n    opts.update(slot=1)\n    first = opts['slot']", True),
+    "dict-update-in-a-helper": ("def tune(options):\n    options.update({'slot': 0})\n",
+                                "opts = {'slot': 1}\n    tune(opts)\n    first = opts['slot']", False),
+    "dict-setdefault": ("", "opts = {}\n    opts.setdefault('slot', 1)\n    first = opts['slot']", True),
+    "dict-pop": ("", "opts = {'slot': 1}\n    first = opts.pop('slot', 0) - 1", False),
+    "dict-get": ("", "opts = {'slot': 1}\n    first = opts.get('slot', 0)", True),
+    "object-method-named-pop": ("class Queue:\n    def pop(self):\n        return 1\n",
+                                "queue = Queue()\n    first = queue.pop()", True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHARED_CONTAINER_KERNELS))
+def test_lists_and_dicts_are_shared_as_python_shares_them(name):
+    """Before lists and dicts were shared, 12 of the 18 were judged wrong (7 false
+    errors, 5 missed)."""
+    definitions, steps, reported = SHARED_CONTAINER_KERNELS[name]
+    _judged_by_first(steps, reported, definitions)
+
+
+def test_a_list_joined_where_paths_meet_shares_the_change_made_through_it():
+    """`more` is `slots` on one path only: appending through it may change `slots`, so
+    its last item is not known and the whole-array copy is reached (JAX, given `wide`,
+    appends to `slots` and raises there; `slots` was read as [0] and the copy never ran)."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, *, wide):
+    slots = [0]
+    if wide:
+        more = slots
+    else:
+        more = [5]
+    more.append(1)
+    if slots[-1] == 0:
+        pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+    else:
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x, wide):
+    return pl.pallas_call(functools.partial(kernel, wide=wide), out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert [(f.span.line + 1, f.code, f.severity) for f in analyze(src)] == [
+        (line_of(src, "o_ref, sems).wait()"), "PAL001", "error")]
+
+
+# `a or b` / `a and b` give an operand, not a bool (`block = block or 128`).
+BOOL_OPERAND_KERNELS = {
+    "or-gives-the-operand": ("", "n = 2 or 0\n    first = n - 2", False),
+    "and-gives-the-operand": ("", "n = 1 and 3\n    first = n - 3", False),
+    "or-gives-the-list": ("", "slots = [] or [1]\n    first = slots[0]", True),
+    "or-default-argument": ("def pick(slot=None):\n    return slot or 1\n", "first = pick()", True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOOL_OPERAND_KERNELS))
+def test_and_or_give_the_operand_python_gives(name):
+    """`2 or 0` was read as True (then `True - 2` is -1: two false errors)."""
+    definitions, steps, reported = BOOL_OPERAND_KERNELS[name]
+    _judged_by_first(steps, reported, definitions)

@@ -31,7 +31,9 @@ from ..values import (
     join_all,
 )
 from . import builtins
+from .dicts import DICT_METHODS, dict_call
 from .lists import LIST_METHODS, list_call
+from .mutation import fresh, in_place, rebind, unknown_changed
 from .binding import bind
 from .domain import NOT_MINE, Domain, answering, told_to_domains
 from .envs import ActiveCall, Memoised, signature
@@ -80,6 +82,10 @@ class CallingInterpreter(ABC):
     def lookup(self, name: str, frame: Frame) -> Any: ...
 
     @abstractmethod
+    def attribute_in(self, obj: Any, attr: str, frame: Frame) -> Any:
+        """`obj.attr` read in `frame` (a property runs there)."""
+
+    @abstractmethod
     def note(self, node: ast.AST, value: Any, frame: Frame) -> None: ...
 
     def truth(self, value: Any) -> bool | None:
@@ -88,11 +94,31 @@ class CallingInterpreter(ABC):
     def condition(self, node: ast.expr, frame: Frame) -> bool | None:
         """The truth of `node` where Python asks it, when static; the domains are told
         when it is one of their values."""
-        value = self.eval(node, frame)
+        if type(node) is ast.BoolOp:
+            return self.bool_truth(node, frame)
+        return self.truth_of(self.eval(node, frame), node, frame)
+
+    def truth_of(self, value: Any, node: ast.expr, frame: Frame) -> bool | None:
         if isinstance(value, DomainValue):
             for d in self.domains:
                 d.truth_asked(self, value, node, frame)
         return truth(value)
+
+    def bool_truth(self, node: ast.BoolOp, frame: Frame) -> bool | None:
+        """The truth of `a and b` / `a or b` (known where one operand decides it, even
+        when which one gives the value is not).  The operands after one that decides do
+        not run; after one whose truth is not known, they may not."""
+        decides = isinstance(node.op, ast.Or)   # `or` is decided by a true operand, `and` by a false one
+        known = True
+        with ExitStack() as unsure:
+            for operand in node.values:
+                t = self.condition(operand, frame)
+                if t is decides:
+                    return decides
+                if t is None and known:
+                    known = False
+                    unsure.enter_context(maybe_runs(self.ctx))
+        return (not decides) if known else None
 
     # ------------------------------------------------------------------ arguments
     def eval_args(self, node: ast.Call, frame: Frame) -> tuple[list[ArgOrStar], dict[str, Arg]] | None:
@@ -123,10 +149,13 @@ class CallingInterpreter(ABC):
 
     def eval_call(self, node: ast.Call, frame: Frame) -> Any:
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in LIST_METHODS \
-                and isinstance(func.value, (ast.Name, ast.Attribute)):
-            return self.list_method(node, func, frame)
-        callee = self.eval(func, frame)
+        if isinstance(func, ast.Attribute) and func.attr in CONTAINER_METHODS:
+            return self.container_method(node, func, frame)
+        return self.call_value(node, self.eval(func, frame), frame)
+
+    def call_value(self, node: ast.Call, callee: Any, frame: Frame) -> Any:
+        """The call `node` of `callee` (its function's value)."""
+        func = node.func
         method = func.attr if callee is UNKNOWN and isinstance(func, ast.Attribute) else None
         if method is not None:   # `obj.name(...)` of an unknown `obj`: the domains get its name
             for d in self.domains:
@@ -257,9 +286,9 @@ class CallingInterpreter(ABC):
                     ctx.memo_skips += hit.touched
                     if hit.deps:
                         ctx.deps.update(hit.deps)
-                return hit.result
+                return fresh(hit.result)
         env = bind(self, fnode, func, args, kwargs, node, frame, helper)
-        active = ActiveCall(fnode, tuple(env.items()))
+        active = ActiveCall(fnode, tuple(env.items()), frame)
         if active.repeats(ctx.active):
             self._unfollowed(args, kwargs)
             return UNKNOWN  # the same call again inside itself: unbounded recursion
@@ -420,33 +449,46 @@ class CallingInterpreter(ABC):
                         self.call_function(m, [Arg(Instance(obj), None), STAR], ANY_KWARGS, None, frame,
                                            helper=False)
 
-    # ------------------------------------------------------------------ list methods
-    def list_method(self, node: ast.Call, func: ast.Attribute, frame: Frame) -> Any:
-        """`scratch.append(x)`, `.pop()`, `.sort()`, ... on a list variable or an object's
-        list field (`self._copies.append(...)`): the binding takes the list after it."""
+    # ------------------------------------------------------------------ list and dict methods
+    def container_method(self, node: ast.Call, func: ast.Attribute, frame: Frame) -> Any:
+        """`scratch.append(x)`, `options.update(...)`, `.pop()`, ... on a list or dict:
+        every holder takes the container after it.  On anything else the method is called
+        as any other."""
         target = func.value
-        owner = None
+        owner = name = None
         if isinstance(target, ast.Name):
             name = target.id
             base = self.lookup(name, frame)
-        else:
-            assert isinstance(target, ast.Attribute)
-            owner = self.eval(target.value, frame)
-            name = target.attr
-            base = owner.fields.get(name, UNKNOWN) if isinstance(owner, Instance) else UNKNOWN
+        elif isinstance(target, ast.Attribute):
+            owner, name = self.eval(target.value, frame), target.attr
+            if isinstance(owner, Instance) and name in owner.fields:
+                base = owner.fields[name]
+            else:
+                base = self.attribute_in(owner, name, frame)
+        else:   # `pairs[0].append(x)`: the list's other holders see it (not `pairs`)
+            base = self.eval(target, frame)
+        if not in_place(base) or type(base) is not Mapping and func.attr not in LIST_METHODS:
+            result = self.call_value(node, self.attribute_in(base, func.attr, frame), frame)
+            if base is UNKNOWN and func.attr in CHANGING_METHODS:
+                unknown_changed(self.ctx, frame)
+            return result
         evaluated = self.eval_args(node, frame)
         args, kwargs = evaluated if evaluated is not None else ([], {})
         values = [a.value for a in args if isinstance(a, Arg)] if all(isinstance(a, Arg) for a in args) else None
-        done = list_call(base, func.attr, values, {k: a.value for k, a in kwargs.items()})
-        if done is None:   # not a list: what the call does with its arguments is unknown
-            if args:
-                self.callbacks_unknown_call(args, kwargs, frame)
-            return UNKNOWN
+        given = {k: a.value for k, a in kwargs.items()}
+        done = dict_call(base, func.attr, values, given) if type(base) is Mapping else \
+            list_call(base, func.attr, values, given)
         if isinstance(owner, Instance):
             owner.fields[name] = done.after
-        elif owner is None:
-            (frame.holder(name) or frame).env[name] = done.after
+        elif isinstance(target, ast.Name):
+            (frame.holder(target.id) or frame).env[target.id] = done.after
+        if func.attr in CHANGING_METHODS:   # the container itself changed: every holder sees it
+            rebind(self.ctx, frame, base, done.after)
         return done.result
+
+
+CONTAINER_METHODS = LIST_METHODS | DICT_METHODS
+CHANGING_METHODS = CONTAINER_METHODS - {"get"}
 
 
 def _forget_iterators(args: Iterable[ArgOrStar], frame: Frame) -> None:

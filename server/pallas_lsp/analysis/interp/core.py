@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 from ..symbols import child
@@ -34,15 +35,15 @@ from ..values import (
     SeqTail,
     SuperProxy,
     element,
-    join,
     join_all,
     sequence,
 )
 from .binding import defaults_of
 from .domain import NOT_MINE
+from .envs import join_held
 from .frame import INTERRUPT_EVERY, MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, maybe_runs
 from .builtins import CONSTANTS
-from .operators import PLAIN, binop, compare, truth
+from .operators import PLAIN, binop, compare
 from .statements import StatementInterpreter
 
 Comprehension = ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
@@ -76,12 +77,14 @@ class Interpreter(StatementInterpreter):
         return v
 
     def _attribute(self, node: ast.Attribute, frame: Frame) -> Any:
-        base = self.eval(node.value, frame)
-        self._frame_hint = frame
-        v = self.attribute(base, node.attr)
+        v = self.attribute_in(self.eval(node.value, frame), node.attr, frame)
         if isinstance(v, DomainValue) and v.noted:
             self.note(node, v, frame)
         return v
+
+    def attribute_in(self, obj: Any, attr: str, frame: Frame) -> Any:
+        self._frame_hint = frame
+        return self.attribute(obj, attr)
 
     def attribute(self, obj: Any, attr: str) -> Any:
         if isinstance(obj, DomainValue):   # a domain's value: its domain says
@@ -311,7 +314,12 @@ class Interpreter(StatementInterpreter):
         if cond is False:
             return self.eval(node.orelse, frame)
         with maybe_runs(self.ctx):
-            return join(self.eval(node.body, frame), self.eval(node.orelse, frame))
+            return self.joined((self.eval(node.body, frame), self.eval(node.orelse, frame)))
+
+    def joined(self, values: tuple) -> Any:
+        """What one of these values gives, not known which (a list or dict joined is
+        noted as being one of them: `Context.merged`)."""
+        return join_held(values, {}, self.ctx.merged)
 
     def _unary(self, node: ast.UnaryOp, frame: Frame) -> Any:
         if isinstance(node.op, ast.Not):
@@ -360,17 +368,21 @@ class Interpreter(StatementInterpreter):
         return compare(op, left, right)
 
     def _bool_op(self, node: ast.BoolOp, frame: Frame) -> Any:
-        truths = [self.condition(node.values[0], frame)]
-        with maybe_runs(self.ctx):   # the other operands run only if the first does not decide
-            truths += [self.condition(v, frame) for v in node.values[1:-1]]
-            truths.append(truth(self.eval(node.values[-1], frame)))   # the last is returned as it is
-        if isinstance(node.op, ast.And):
-            if False in truths:
-                return Const(False)
-            return Const(True) if all(x is True for x in truths) else UNKNOWN
-        if True in truths:
-            return Const(True)
-        return Const(False) if all(x is False for x in truths) else UNKNOWN
+        """`a or b` gives the first true operand (`and`: the first false one), else the
+        last, as it is; the join of those that may, when truths are not known."""
+        decides = isinstance(node.op, ast.Or)
+        may_give: list[Any] = []
+        with ExitStack() as unsure:
+            for operand in node.values[:-1]:
+                value = self.eval(operand, frame)
+                t = self.truth_of(value, operand, frame)
+                if t is decides:
+                    return self.joined((*may_give, value))
+                if t is None:
+                    may_give.append(value)
+                    if len(may_give) == 1:   # the operands after it may not run
+                        unsure.enter_context(maybe_runs(self.ctx))
+            return self.joined((*may_give, self.eval(node.values[-1], frame)))
 
     # ------------------------------------------------------------------ the rest
     def _lambda(self, node: ast.Lambda, frame: Frame) -> Any:

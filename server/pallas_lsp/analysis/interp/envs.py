@@ -23,6 +23,7 @@ from ..values import (
     join_all,
 )
 from .frame import Arg
+from .merges import Merges
 
 
 def holds(value: Any, kind: Callable[[Any], bool], depth: int = 0, clean: dict[int, int] | None = None) -> bool:
@@ -151,33 +152,54 @@ def env_same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(same(v, b[k]) for k, v in a.items())
 
 
-def join_envs(envs: list[dict]) -> dict:
+def join_envs(envs: list[dict], merged: Merges | None = None) -> dict:
+    """The state after paths meet.  `merged` (a run's `Context.merged`) is told which lists
+    and dicts each new joined one may be (a change through it may change them)."""
     if len(envs) == 1:
         return envs[0]
+    shared: dict[tuple[int, ...], Any] = {}
     if len(envs) == 2:   # two branches: most names hold the same value in both
         a, b = envs
-        joined = {k: v if v is (w := b.get(k, UNKNOWN)) else join(v, w) for k, v in a.items()}
+        joined = {k: v if v is (w := b.get(k, UNKNOWN)) else join_held((v, w), shared, merged)
+                  for k, v in a.items()}
         if len(a) != len(b) or not a.keys() == b.keys():
             joined.update((k, join(UNKNOWN, w)) for k, w in b.items() if k not in a)
         return joined
     keys: set[str] = set()
     for e in envs:
         keys.update(e)
-    out = {}
-    for k in keys:
-        vals = [e.get(k, UNKNOWN) for e in envs]
-        out[k] = join_all(vals)
-    return out
+    return {k: join_held(tuple(e.get(k, UNKNOWN) for e in envs), shared, merged) for k in keys}
+
+
+def join_held(values: tuple, shared: dict[tuple[int, ...], Any], merged: Merges | None) -> Any:
+    """The join of what one name holds on each path (or an expression may give); names
+    that hold the same lists on every path hold one list after the merge too (a change
+    through one is seen by all)."""
+    if not any(type(v) in _IN_PLACE for v in values):
+        return join_all(values) if len(values) != 2 else join(*values)
+    key = tuple(map(id, values))
+    if key not in shared:
+        joined = shared[key] = join_all(values)
+        if merged is not None and (type(joined) in _IN_PLACE or joined is UNKNOWN):
+            parts = {id(v): v for v in values if type(v) in _IN_PLACE and v is not joined}
+            if parts:
+                merged.note(joined, parts)
+    return shared[key]
+
+
+_IN_PLACE = (Seq, SeqOf, SeqTail, Mapping)
 
 
 class ActiveCall:
-    """A user function being run, with what its parameters were bound to."""
+    """A user function being run, with what its parameters were bound to and the frame
+    that called it."""
 
-    __slots__ = ("_signature", "bindings", "node")
+    __slots__ = ("_signature", "bindings", "caller", "node")
 
-    def __init__(self, node: ast.AST, bindings: tuple) -> None:
+    def __init__(self, node: ast.AST, bindings: tuple, caller: Any = None) -> None:
         self.node = node
         self.bindings = bindings
+        self.caller = caller
         self._signature: tuple | None = None
 
     @property

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..values import UNKNOWN, Loc
+from .merges import Merges
 
 MAX_DEPTH = 32
 MAX_UNROLL = 16
@@ -192,6 +193,8 @@ class Context:
     # would skip them), so one run of a function sees every event it makes.
     effects: int = 0
     unrolling: int = 0                   # nesting of unrolled loops
+    iterated: list = field(default_factory=list)   # [list] cells of the lists unrolled `for` loops go over, kept live
+    merged: Merges = field(default_factory=Merges)   # the lists and dicts joined where paths met
     summarising: int = 0                 # nesting of loops run to a fixpoint (bodies run an unknown number of times)
     # > 0 while running code that may not run (a branch on an unknown condition, the rest
     # of a function after such a branch returned) or runs an unknown number of times.

@@ -24,12 +24,14 @@ from ..values import (
     Instance,
     Partial,
     Seq,
+    SeqOf,
     SeqTail,
     element,
 )
 from .binding import defaults_of
 from .calls import CallingInterpreter
 from .envs import env_same, join_envs, read_changed, same, tracked_changed
+from .mutation import in_place, item_deleted, item_written, rebind, unknown_changed
 from .frame import (
     INTERRUPT_EVERY,
     MAX_LOOP_ROUNDS,
@@ -121,7 +123,13 @@ class StatementInterpreter(CallingInterpreter):
             self.store(base, target, new, frame)
             return True
         old = self.eval(target, frame) if isinstance(target, (ast.Name, ast.Attribute)) else UNKNOWN
-        self.assign(target, self.binop(old, s.op, self.eval(s.value, frame), s, frame), frame)
+        new = self.binop(old, s.op, self.eval(s.value, frame), s, frame)
+        self.assign(target, new, frame)
+        if isinstance(s.op, (ast.Add, ast.Mult)):   # `xs += ...` extends the list itself
+            if type(old) is SeqOf or type(old) is Seq and old.is_list:
+                rebind(self.ctx, frame, old, new)
+            elif old is UNKNOWN:
+                unknown_changed(self.ctx, frame)
         return True
 
     def _return(self, s: ast.Return, frame: Frame) -> bool:
@@ -167,6 +175,12 @@ class StatementInterpreter(CallingInterpreter):
         for target in s.targets:
             if isinstance(target, ast.Name):
                 frame.env[target.id] = UNKNOWN
+            elif isinstance(target, ast.Subscript):   # `del xs[0]`, `del d["k"]`
+                base = self.eval(target.value, frame)
+                if in_place(base):
+                    rebind(self.ctx, frame, base, item_deleted(base, self._key(target, frame)))
+                elif base is UNKNOWN:
+                    unknown_changed(self.ctx, frame)
         return True
 
     def _assert(self, s: ast.Assert, frame: Frame) -> bool:
@@ -201,7 +215,7 @@ class StatementInterpreter(CallingInterpreter):
             # One branch left the function (or loop): what follows may not run.
             self.ctx.uncertain += 1
             frame.uncertain += 1
-        frame.env = join_envs(live) if live else env_a
+        frame.env = join_envs(live, self.ctx.merged) if live else env_a
         return bool(live)
 
     def _for(self, s: ast.For, frame: Frame) -> bool:
@@ -228,17 +242,27 @@ class StatementInterpreter(CallingInterpreter):
         # A Python loop over a tuple is unrolled when JAX traces it: every item goes
         # through the body (two nested levels at most; deeper loops are summarised).
         leaving: list[dict] = []   # the states in which the loop is left
+        live = [it]   # Python goes over a list as it is at each step: changed in place, as it is now
         ctx.unrolling += 1
+        ctx.iterated.append(live)   # (a tuple's cell never changes)
         try:
-            for item in it.items:   # each pass changes the state the last one left (no one else holds it)
-                self.assign(s.target, item, frame)
+            for k in range(MAX_UNROLL + 1):
+                items = live[0].items if isinstance(live[0], Seq) else None
+                if items is not None and k >= len(items):   # (a list shortened as it goes too)
+                    break
+                if items is None or k == MAX_UNROLL:   # changed past what unrolling follows
+                    rest = element(live[0])
+                    self.exec_loop(s, frame, lambda: self.assign(s.target, rest, frame))
+                    return self._leave([frame.env, *leaving], frame)
+                self.assign(s.target, items[k], frame)   # each pass changes the state the last one left
                 going_on, breaks = self.loop_body(s.body, frame)
                 leaving += breaks
                 if not going_on:   # every path broke out or returned: no later item runs
                     return self._leave(leaving, frame)
-                frame.env = join_envs(going_on)
+                frame.env = join_envs(going_on, self.ctx.merged)
         finally:
             ctx.unrolling -= 1
+            ctx.iterated.pop()
         if not s.orelse or self.run_body(s.orelse, frame):   # `else`: the items ran out
             leaving.append(frame.env)
         return self._leave(leaving, frame)
@@ -256,11 +280,10 @@ class StatementInterpreter(CallingInterpreter):
             frame.exits.pop()
         return ([frame.env] if falls else []) + exits.continues, exits.breaks
 
-    @staticmethod
-    def _leave(leaving: list[dict], frame: Frame) -> bool:
+    def _leave(self, leaving: list[dict], frame: Frame) -> bool:
         """After a loop left in these states (none: every path returned)."""
         if leaving:
-            frame.env = join_envs(leaving)
+            frame.env = join_envs(leaving, self.ctx.merged)
         return bool(leaving)
 
     def exec_loop(self, s: ast.For | ast.While, frame: Frame, bind_target: Callable[[], None] | None) -> None:
@@ -278,7 +301,7 @@ class StatementInterpreter(CallingInterpreter):
             finally:
                 self.ctx.summarising -= 1
             breaks += broke
-            new = join_envs([state, *going_on])
+            new = join_envs([state, *going_on], self.ctx.merged)
             if env_same(state, new) or not (tracked_changed(state, new) or read_changed(state, new, loop_facts(s).reads)):
                 # What changed is read nowhere in the loop: the join already says all there is.
                 state = new
@@ -307,7 +330,7 @@ class StatementInterpreter(CallingInterpreter):
             leaving += breaks
             if not going_on:
                 return self._leave(leaving, frame)
-            frame.env = join_envs(going_on)
+            frame.env = join_envs(going_on, self.ctx.merged)
         self.exec_loop(s, frame, None)
         return self._leave([frame.env, *leaving], frame)
 
@@ -319,13 +342,13 @@ class StatementInterpreter(CallingInterpreter):
         for h in s.handlers:
             if body_falls and catches_import_error(h):
                 continue  # `except ImportError:` fallbacks: kernels only run when the import worked
-            frame.env = join_envs([base, frame.env]) if envs else dict(base)
+            frame.env = join_envs([base, frame.env], self.ctx.merged) if envs else dict(base)
             if h.name:
                 frame.env[h.name] = UNKNOWN
             with maybe_runs(self.ctx):
                 if self.run_body(h.body, frame):
                     envs.append(frame.env)
-        frame.env = join_envs(envs) if envs else dict(base)
+        frame.env = join_envs(envs, self.ctx.merged) if envs else dict(base)
         if s.finalbody:
             return self.run_body(s.finalbody, frame) and bool(envs)
         return bool(envs)
@@ -343,7 +366,7 @@ class StatementInterpreter(CallingInterpreter):
             if falls:
                 envs.append(frame.env)
         envs.append(base)
-        frame.env = join_envs(envs)
+        frame.env = join_envs(envs, self.ctx.merged)
         return True
 
     # ------------------------------------------------------------------ assignment
@@ -370,10 +393,18 @@ class StatementInterpreter(CallingInterpreter):
             self.store(self.eval(target.value, frame), target, value, frame)
 
     def store(self, base: Any, target: ast.Subscript, value: Any, frame: Frame) -> None:
-        """`base[...] = value`: a write into a container or a ref the domains may check
-        (the interpreter tracks no item writes)."""
+        """`base[...] = value`: a write into a ref the domains may check, or into a list
+        or dict, which every holder of it sees."""
         for d in self.domains:
             d.store(self, base, target, value, frame)
+        if in_place(base):
+            rebind(self.ctx, frame, base, item_written(base, self._key(target, frame), value))
+        elif base is UNKNOWN:
+            unknown_changed(self.ctx, frame)
+
+    def _key(self, target: ast.Subscript, frame: Frame) -> Any:
+        """The item a write or `del` on a list or dict names (UNKNOWN: a slice)."""
+        return UNKNOWN if isinstance(target.slice, ast.Slice) else self.eval(target.slice, frame)
 
     def _assign_name(self, name: str, value: Any, frame: Frame) -> None:
         if name in frame.nonlocals:

@@ -131,13 +131,14 @@ def portable(value: Any, depth: int = 0) -> bool:
 
 
 def copied(value: Any, depth: int = 0) -> Any:
-    """A portable value with objects of its own (a run may set their fields): what a run
-    of the call would give afresh."""
+    """A portable value with objects of its own (a run may set their fields, or change
+    its lists): what a run of the call would give afresh."""
     if depth > _MAX_NESTING:
         return value
     if type(value) is Instance:
         return Instance(value.cls, {k: copied(v, depth + 1) for k, v in value.fields.items()})
-    if type(value) in (Seq, SeqTail) and any(type(v) is not Const for v in value.items):
+    if type(value) in (Seq, SeqTail) and (type(value) is SeqTail or value.is_list
+                                          or any(type(v) is not Const for v in value.items)):
         items = tuple(copied(v, depth + 1) for v in value.items)
         return Seq(items, value.is_list) if type(value) is Seq else SeqTail(items)
     if type(value) is SeqOf:

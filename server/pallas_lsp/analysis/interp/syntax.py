@@ -86,7 +86,7 @@ def generator_kind(fnode: Any, func_block_text: str | None = None) -> str | None
 
 @dataclass(frozen=True, slots=True)
 class LoopFacts:
-    reads: frozenset[str]     # names the body (and a `while` test) reads; a list it only grows is not read
+    reads: frozenset[str]     # names the body (and a `while` test) reads, `+=` included; not a list it only grows
     changed: frozenset[str]   # lists whose methods the body calls (`xs.pop()`)
 
 
@@ -99,9 +99,13 @@ def loop_facts(loop: ast.For | ast.While) -> LoopFacts:
         nodes = [n for part in parts for n in ast.walk(part)]
         methods = [(n.func.attr, n.func.value) for n in nodes if isinstance(n, ast.Call)
                    and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)]
-        grown = {id(receiver) for attr, receiver in methods if attr in _GROWING}
+        # a list the body only grows is not read, unless the body also binds its name
+        # (then what it grows may be another name's list in the next round)
+        bound = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        grown = {id(receiver) for attr, receiver in methods if attr in _GROWING and receiver.id not in bound}
+        augmented = {n.target.id for n in nodes if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
         reads = frozenset(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                          and id(n) not in grown)
+                          and id(n) not in grown) | augmented
         changed = frozenset(receiver.id for attr, receiver in methods if attr in LIST_METHODS)
         found = memo[loop] = LoopFacts(reads, changed)
     return found
