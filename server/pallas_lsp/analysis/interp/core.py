@@ -77,7 +77,9 @@ class Interpreter(StatementInterpreter):
         return v
 
     def _attribute(self, node: ast.Attribute, frame: Frame) -> Any:
-        v = self.attribute_in(self.eval(node.value, frame), node.attr, frame)
+        base = self.eval(node.value, frame)
+        self._frame_hint = frame
+        v = self.attribute(base, node.attr)
         if isinstance(v, DomainValue) and v.noted:
             self.note(node, v, frame)
         return v

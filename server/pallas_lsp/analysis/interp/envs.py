@@ -160,7 +160,8 @@ def join_envs(envs: list[dict], merged: Merges | None = None) -> dict:
     shared: dict[tuple[int, ...], Any] = {}
     if len(envs) == 2:   # two branches: most names hold the same value in both
         a, b = envs
-        joined = {k: v if v is (w := b.get(k, UNKNOWN)) else join_held((v, w), shared, merged)
+        joined = {k: v if v is (w := b.get(k, UNKNOWN)) else join(v, w)
+                  if type(v) not in _IN_PLACE and type(w) not in _IN_PLACE else join_held((v, w), shared, merged)
                   for k, v in a.items()}
         if len(a) != len(b) or not a.keys() == b.keys():
             joined.update((k, join(UNKNOWN, w)) for k, w in b.items() if k not in a)

@@ -29,11 +29,14 @@ class Merges:
                 entry[1][key] = part
                 self._joins_of.setdefault(key, []).append(joined)
 
-    def parts_of(self, value: Any) -> list[Any]:
-        """The lists and dicts `value` was joined from (it may be each)."""
+    def related(self, value: Any) -> list[Any]:
+        """The lists and dicts `value` was joined from, and the joined ones that may be
+        `value` (each may be the other)."""
+        key = id(value)
+        if key not in self._parts_of and key not in self._joins_of:   # (the common case)
+            return []
+        return [*self._parts(value), *(j for j in self._joins_of.get(key, ()) if any(p is value for p in self._parts(j)))]
+
+    def _parts(self, value: Any) -> list[Any]:
         entry = self._parts_of.get(id(value))
         return list(entry[1].values()) if entry is not None and entry[0] is value else []
-
-    def joins_of(self, value: Any) -> list[Any]:
-        """The joined lists and dicts that may be `value`."""
-        return [j for j in self._joins_of.get(id(value), ()) if any(p is value for p in self.parts_of(j))]

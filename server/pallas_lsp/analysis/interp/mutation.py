@@ -6,6 +6,8 @@ from the memo (`fresh`: each call of a function makes lists of its own)."""
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import is_
 from typing import Any
 
 from ..values import SCALAR, UNKNOWN, Const, Instance, Mapping, Seq, SeqOf, SeqTail, join
@@ -73,7 +75,7 @@ def rebind(ctx: Context, frame: Frame, old: Any, new: Any, depth: int = 0, done:
     if new is not old:   # (the same: a change its value does not show, `SeqOf.reverse()`)
         _give(ctx, frame, old, new)
     if depth < _MAX_NESTING:
-        for other in (*ctx.merged.parts_of(old), *ctx.merged.joins_of(old)):
+        for other in ctx.merged.related(old):
             if id(other) not in done:
                 rebind(ctx, frame, other, join(other, new), depth + 1, done)
 
@@ -112,11 +114,16 @@ def _rebound(env: dict, old: Any, new: Any) -> bool:
     """Whether a name of `env` or a field of an object it binds held `old` (it now holds
     `new`); an object's field counts as held elsewhere too."""
     changed = False
-    for name, value in env.items():
-        if value is old:
-            env[name] = new
-            changed = True
-        elif type(value) is Instance:
+    values = env.values()
+    if any(map(is_, values, repeat(old))):   # (a scan in C)
+        for name, value in env.items():
+            if value is old:
+                env[name] = new
+                changed = True
+    if Instance not in map(type, values):   # (the common case, also scanned in C)
+        return changed
+    for value in values:
+        if type(value) is Instance and any(map(is_, value.fields.values(), repeat(old))):
             fields = value.fields
             for field, held in fields.items():
                 if held is old:
