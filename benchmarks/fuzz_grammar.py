@@ -161,7 +161,7 @@ class Grid:
         if off:
             return f"s + 1 < {self.total + off}"
         below = [f"{n} < {d - 1}" for n, d in zip(self.names, self.dims)]
-        return rng.choice([f"s + 1 < {self.total}", f"s < TOTAL - 1", f"jnp.logical_not(s == TOTAL - 1)",
+        return rng.choice([f"s + 1 < {self.total}", "s < TOTAL - 1", "jnp.logical_not(s == TOTAL - 1)",
                            " | ".join(f"({b})" for b in below), _nest("jnp.logical_or", below)])
 
 
@@ -362,7 +362,7 @@ def _module(seed: str, family: str, what: str, g: Grid, nslot: int, trips: int, 
     return "\n".join([
         head, "", "import dataclasses", "import functools", "", "import jax", "import jax.numpy as jnp",
         "from jax.experimental import pallas as pl", "from jax.experimental.pallas import tpu as pltpu", "",
-        f"R, C = 8, 128", f"GRID = {g.dims!r}", f"TOTAL = {g.total}", f"NSLOT = {nslot}", f"K = {trips}", "", "",
+        "R, C = 8, 128", f"GRID = {g.dims!r}", f"TOTAL = {g.total}", f"NSLOT = {nslot}", f"K = {trips}", "", "",
         *([helpers, "", ""] if helpers else []),
         f"def kernel(x_hbm, o_ref, {', '.join(params)}):", *indent(body), "", "",
         "def run(x):", "    return pl.pallas_call(", "        kernel,",

@@ -28,7 +28,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -326,7 +326,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per module")
     ap.add_argument("--json", metavar="OUT", help="write JAX's traced values here")
     ap.add_argument("--strict", action="store_true",
-                    help=f"exit 1 on a disagreement or a coverage below {COVERAGE_GOAL:.0%}")
+                    help=f"exit 1 on a disagreement or a coverage below {COVERAGE_GOAL:.0%}%")
     args = ap.parse_args(argv)
     return run(args.jobs, args.strict, jax_only=args.jax_only, timeout=args.timeout, json_out=args.json)
 
