@@ -96,13 +96,10 @@ class CallingInterpreter(ABC):
         when it is one of their values."""
         if type(node) is ast.BoolOp:
             return self.bool_truth(node, frame)
-        value = self.eval(node, frame)
-        if isinstance(value, DomainValue):   # (`truth_of`, inlined: a hot path)
-            for d in self.domains:
-                d.truth_asked(self, value, node, frame)
-        return truth(value)
+        return self.truth_of(self.eval(node, frame), node, frame)
 
     def truth_of(self, value: Any, node: ast.expr, frame: Frame) -> bool | None:
+        """The truth Python asks of `value`, the value of `node`."""
         if isinstance(value, DomainValue):
             for d in self.domains:
                 d.truth_asked(self, value, node, frame)

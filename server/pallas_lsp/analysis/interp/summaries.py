@@ -137,8 +137,8 @@ def copied(value: Any, depth: int = 0) -> Any:
         return value
     if type(value) is Instance:
         return Instance(value.cls, {k: copied(v, depth + 1) for k, v in value.fields.items()})
-    if type(value) in (Seq, SeqTail) and (type(value) is SeqTail or value.is_list
-                                          or any(type(v) is not Const for v in value.items)):
+    if type(value) is SeqTail or \
+            type(value) is Seq and (value.is_list or any(type(v) is not Const for v in value.items)):
         items = tuple(copied(v, depth + 1) for v in value.items)
         return Seq(items, value.is_list) if type(value) is Seq else SeqTail(items)
     if type(value) is SeqOf:
