@@ -1,18 +1,22 @@
 """The grammar of `python_fuzz.py`: seeded plain-Python programs of the kind kernel
 authors write around their kernels (static sizes, tuples of block shapes, flags, small
-helpers and loops), with no JAX in them.
+helpers and loops, objects whose fields change, closures writing `nonlocal`), with no
+JAX in them.
 
 A program is a few helper functions and a function `program()` that starts every
 variable with a literal, runs statements on them and returns them all; `result =
 program()` is what both CPython and pallas-lsp's interpreter are asked for.  Every
 variable keeps one kind (int, float, bool, str, tuple or list of ints, dict), so most
-programs run; one that raises is drawn again by the driver.  `program(seed)` draws every
+programs run; one that raises is drawn again by the driver.  Some programs hold a `Box`
+whose field `n` top-level helpers read (`peek`) and change (`bump`), and a closure
+`tick` that counts in `n0` (`nonlocal`), called directly or through `twice`: calls
+repeated with the same arguments where what they read or change moved in between.  `program(seed)` draws every
 choice from `random.Random(seed)`."""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 KINDS = ("int", "float", "bool", "str", "tuple", "list", "dict")
 INTS = (-3, -1, 0, 1, 2, 3, 4, 7, 8, 16, 128, 256)
@@ -29,6 +33,8 @@ class Scope:
     helpers: list[tuple[str, int]] = field(default_factory=list)   # (name, positional parameters)
     loop: bool = False
     changers: list[str] = field(default_factory=list)   # helpers that change the list they are given
+    boxes: list[str] = field(default_factory=list)      # `Box` objects (`peek` / `bump` take them)
+    ticks: list[str] = field(default_factory=list)      # closures writing `n0` (`nonlocal`)
 
     def of(self, kind: str) -> list[str]:
         return [n for n, k in self.kinds.items() if k == kind]
@@ -96,6 +102,9 @@ class Grammar:
         ]
         if scope.helpers:
             forms.append(lambda: self._helper_call(scope, depth))
+        if scope.boxes:
+            forms.append(lambda: f"{self.pick(scope.boxes)}.n")
+            forms.append(lambda: f"peek({self.pick(scope.boxes)})")
         return self.pick(forms)()
 
     def _helper_call(self, scope: Scope, depth: int) -> str:
@@ -216,6 +225,8 @@ class Grammar:
             return lines
         if depth < 2 and roll < 0.27:
             return self._loop(scope, indent, depth)
+        if (scope.boxes or scope.ticks) and r.random() < 0.2:
+            return self._shared_change(scope, indent)
         if roll < 0.35 and kind in ("int", "float", "str", "tuple", "list"):
             if kind in ("int", "float") and r.random() < 0.5:
                 return [f"{indent}{name} {self.pick(('-=', '*=', '//=', '%='))} {self.pick(('2', '3', '-4'))}"]
@@ -261,6 +272,18 @@ class Grammar:
             lambda: [f"{indent}{self._int_target(scope)} = {name}.pop({key}, {self.expr('int', scope)})"],
         ])()
 
+    def _shared_change(self, scope: Scope, indent: str) -> list[str]:
+        """A `Box`'s field set or bumped by a helper, or `n0` counted by a closure."""
+        forms = []
+        if scope.boxes:
+            box = self.pick(scope.boxes)
+            forms += [lambda: [f"{indent}{box}.n = {self.expr('int', scope)}"],
+                      lambda: [f"{indent}{self._int_target(scope)} = bump({box}, {self.pick(SMALL)})"]]
+        if scope.ticks:
+            tick = self.pick(scope.ticks)
+            forms += [lambda: [f"{indent}twice({tick})"], lambda: [f"{indent}{tick}()"]]
+        return self.pick(forms)()
+
     def _list_write(self, name: str, scope: Scope, indent: str) -> list[str]:
         """An item written or deleted, or the list handed to a helper that changes it."""
         r = self.rng
@@ -287,7 +310,7 @@ class Grammar:
     def _loop(self, scope: Scope, indent: str, depth: int) -> list[str]:
         r = self.rng
         var = self.name("i")
-        inner = Scope({**scope.kinds, var: "int"}, scope.helpers, True)
+        inner = replace(scope, kinds={**scope.kinds, var: "int"}, loop=True)
         head = self.pick([
             f"for {var} in range({self.pick(SMALL)}, {self.expr('int', scope)} % 5 + 2):",
             f"for {var} in {self.expr(self.pick(('tuple', 'list')), scope)}:",
@@ -321,6 +344,12 @@ class Grammar:
             lines += [*self.helper(scope), ""]
         for _ in range(self.rng.randrange(0, 2)):
             lines += [*self.changer(scope), ""]
+        shared = self.rng.random() < 0.4
+        if shared:
+            lines += ["class Box:", "    def __init__(self, n):", "        self.n = n", "",
+                      "def peek(box):", "    return box.n * 2", "",
+                      "def bump(box, x):", "    box.n = box.n + x", "    return box.n", "",
+                      "def twice(fn):", "    fn()", "    fn()", "    return 0", ""]
         names = []
         body = []
         for k in range(self.rng.randrange(3, 10)):
@@ -332,6 +361,11 @@ class Grammar:
         scope.kinds["n0"] = "int"   # an int always in reach
         body.append(f"    n0 = {self.pick(INTS)}")
         names.append("n0")
+        if shared:
+            body += [f"    b0 = Box({self.pick(INTS)})", "    def tick():", "        nonlocal n0",
+                     "        n0 += 1"]
+            scope.boxes.append("b0")
+            scope.ticks.append("tick")
         body += self.statements(scope, "    ", 0, self.rng.randrange(3, 9))
         lines += ["def program():", *body, f"    return ({', '.join(names)},)", "", "result = program()", ""]
         return "\n".join(lines)

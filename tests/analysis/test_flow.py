@@ -880,6 +880,33 @@ def run(x, wide):
         (line_of(src, "o_ref, sems).wait()"), "PAL001", "error")]
 
 
+# A function called again with the same arguments is not run again (`interp.calls`): an
+# object whose fields changed since, or a call that changed something outside it, must
+# still run it.
+REPEATED_CALL_KERNELS = {
+    "object-changed-between-calls": (
+        "class Plan:\n    def __init__(self):\n        self.slot = 0\n"
+        "def slot_of(plan):\n    return plan.slot\n",
+        "plan = Plan()\n    seen = []\n    for i in range(2):\n        seen.append(slot_of(plan))\n"
+        "        plan.slot = 1\n    first = seen[1]", True),
+    "helper-changes-the-object": (
+        "class Plan:\n    def __init__(self):\n        self.slot = 0\n"
+        "def bump(plan):\n    plan.slot = plan.slot + 1\n    return 0\n",
+        "plan = Plan()\n    for i in range(2):\n        bump(plan)\n    first = plan.slot - 2", False),
+    "helper-calls-a-closure-writing-nonlocal": (
+        "def call(fn):\n    fn()\n    return 0\n",
+        "count = 0\n    def bump():\n        nonlocal count\n        count += 1\n"
+        "    for i in range(2):\n        call(bump)\n    first = count - 2", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REPEATED_CALL_KERNELS))
+def test_a_repeated_call_runs_again_when_what_it_reads_or_changes_moved(name):
+    """The memo gave the first call's answer again: a missed error and two false ones."""
+    definitions, steps, reported = REPEATED_CALL_KERNELS[name]
+    _judged_by_first(steps, reported, definitions)
+
+
 # `a or b` / `a and b` give an operand, not a bool (`block = block or 128`).
 BOOL_OPERAND_KERNELS = {
     "or-gives-the-operand": ("", "n = 2 or 0\n    first = n - 2", False),

@@ -207,8 +207,13 @@ class ClassV:
 
 @dataclass(eq=False)
 class Instance:
+    """An object of a user class; its fields change in place (`interp.statements`)."""
+
     cls: ClassV
     fields: dict = field(default_factory=dict)
+    # How deep in code that may not run, or runs an unknown number of times, it was made:
+    # a field written deeper may also keep the value it had (the two are joined).
+    level: int = 0
 
 
 @dataclass(frozen=True, eq=False, slots=True)

@@ -87,6 +87,8 @@ def signature(value: Any, depth: int = 0) -> Any:
                 tuple(signature(v, depth + 1) for v in value.items))
     if isinstance(value, str):
         return value
+    if type(value) is Instance and depth < 6:   # changed in place: what its fields hold now
+        return (id(value), tuple((k, signature(v, depth + 1)) for k, v in value.fields.items()))
     return id(value)
 
 

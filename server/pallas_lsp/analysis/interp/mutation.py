@@ -161,3 +161,19 @@ def _int(key: Any) -> int | None:
 def _some_int(key: Any) -> bool:
     """Some number the code computed (an index), not a slice."""
     return key is SCALAR
+
+
+def uncertainty(ctx: Context) -> int:
+    """How deep the code being run is in code that may not run or runs an unknown number of
+    times (`Instance.level`)."""
+    return ctx.uncertain + ctx.summarising
+
+
+def write_field(ctx: Context, obj: Instance, name: str, value: Any) -> None:
+    """`obj.name = value`, which every holder of `obj` sees (an effect of the call being
+    run): joined with the field's value when `obj` was made where the write may not happen."""
+    old = obj.fields.get(name)
+    if old is not None and obj.level < uncertainty(ctx):
+        value = join(old, value)
+    obj.fields[name] = value
+    ctx.effects += 1

@@ -31,7 +31,7 @@ from ..values import (
 from .binding import defaults_of
 from .calls import CallingInterpreter
 from .envs import env_same, join_envs, read_changed, same, tracked_changed
-from .mutation import in_place, item_deleted, item_written, rebind, unknown_changed
+from .mutation import in_place, item_deleted, item_written, rebind, uncertainty, unknown_changed, write_field
 from .frame import (
     INTERRUPT_EVERY,
     MAX_LOOP_ROUNDS,
@@ -384,7 +384,7 @@ class StatementInterpreter(CallingInterpreter):
             assert isinstance(target, ast.Attribute)
             obj = self.eval(target.value, frame)
             if isinstance(obj, Instance):
-                obj.fields[target.attr] = value
+                write_field(self.ctx, obj, target.attr, value)
         elif t is ast.Starred:
             assert isinstance(target, ast.Starred)
             self.assign(target.value, value, frame)
@@ -413,6 +413,7 @@ class StatementInterpreter(CallingInterpreter):
                 f = f.parent
             if f is not None:
                 f.env[name] = value
+                self.ctx.effects += 1   # a change outside the frame: the call is not memoised
                 return
         frame.env[name] = value
 
@@ -510,7 +511,7 @@ class StatementInterpreter(CallingInterpreter):
 
     def instantiate(self, cls: ClassV, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
                     frame: Frame) -> Any:
-        inst = Instance(cls)
+        inst = Instance(cls, level=uncertainty(self.ctx))
         init = cls.lookup("__init__")
         if isinstance(init, Func):
             self.call_function(init, [Arg(inst, None), *args], kwargs, node, frame, helper=True)
