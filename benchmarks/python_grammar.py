@@ -266,6 +266,7 @@ class Grammar:
         return self.pick([
             lambda: [f"{indent}if {key} in {name}:", f"{indent}    del {name}[{key}]"],
             lambda: [f"{indent}{name}[{key}] = {self.expr('int', scope)}"],
+            lambda: [f"{indent}if {key} in {name}:", f"{indent}    {name}[{key}] += {self.expr('int', scope)}"],
             lambda: [f"{indent}{name}.update(k{r.randrange(3)}={self.expr('int', scope)})"],
             lambda: [f"{indent}{name}.update({self.expr('dict', scope)})"],
             lambda: [f"{indent}{self._int_target(scope)} = {name}.setdefault({key}, {self.expr('int', scope)})"],
@@ -285,8 +286,12 @@ class Grammar:
         return self.pick(forms)()
 
     def _list_write(self, name: str, scope: Scope, indent: str) -> list[str]:
-        """An item written or deleted, or the list handed to a helper that changes it."""
+        """An item written, added to (its key may change a list, this one too) or deleted,
+        or the list handed to a helper that changes it."""
         r = self.rng
+        if scope.changers and r.random() < 0.3:   # a key that changes a list (this one, maybe)
+            key = f"{self.pick(scope.changers)}({self.pick(scope.of('list'))}, {self.expr('int', scope)}) % len({name})"
+            return [f"{indent}if {name}:", f"{indent}    {name}[{key}] += {self.expr('int', scope)}"]
         if scope.changers and r.random() < 0.4:
             return [f"{indent}{self.pick(scope.changers)}({name}, {self.expr('int', scope)})"]
         k = self.pick(("0", "1", "-1"))
@@ -361,6 +366,10 @@ class Grammar:
         scope.kinds["n0"] = "int"   # an int always in reach
         body.append(f"    n0 = {self.pick(INTS)}")
         names.append("n0")
+        if scope.changers:   # a second list for them to change
+            scope.kinds["w0"] = "list"
+            body.append(f"    w0 = {self.literal('list')}")
+            names.append("w0")
         if shared:
             body += [f"    b0 = Box({self.pick(INTS)})", "    def tick():", "        nonlocal n0",
                      "        n0 += 1"]

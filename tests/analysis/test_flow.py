@@ -907,6 +907,32 @@ def test_a_repeated_call_runs_again_when_what_it_reads_or_changes_moved(name):
     _judged_by_first(steps, reported, definitions)
 
 
+def test_a_list_joined_where_paths_meet_still_shares_after_one_of_them_changed():
+    """`more` may be `slots`; after `slots` grows, popping through `more` may still shrink
+    it (JAX, given `wide`, pops the 1 just appended and raises on the whole-array copy;
+    the relation was lost with the append, and `slots[-1]` read as 1)."""
+    src = HEAD + """
+def kernel(x_hbm, o_ref, sems, *, wide):
+    slots = [0]
+    other = [5]
+    if wide:
+        more = slots
+    else:
+        more = other
+    slots.append(1)
+    more.pop()
+    if slots[-1] == 1:
+        pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
+    else:
+        pltpu.async_copy(x_hbm, o_ref, sems).wait()
+
+def run(x, wide):
+    return pl.pallas_call(functools.partial(kernel, wide=wide), out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
+"""
+    assert [(f.span.line + 1, f.code, f.severity) for f in analyze(src)] == [
+        (line_of(src, "o_ref, sems).wait()"), "PAL001", "error")]
+
+
 # `a or b` / `a and b` give an operand, not a bool (`block = block or 128`).
 BOOL_OPERAND_KERNELS = {
     "or-gives-the-operand": ("", "n = 2 or 0\n    first = n - 2", False),

@@ -144,15 +144,18 @@ class Interpreter(StatementInterpreter):
             v = d.subscript(self, base, node, frame)
             if v is not NOT_MINE:
                 return v
-        idx = self.eval(node.slice, frame)
+        return self.item_of(base, self.eval(node.slice, frame), node.slice, frame)
+
+    def item_of(self, base: Any, idx: Any, index: ast.expr, frame: Frame) -> Any:
+        """`base[idx]` of a known container, `idx` the value of the expression `index`."""
         if isinstance(base, Seq):
-            return self._item(base, idx, node.slice, frame)
+            return self._item(base, idx, index, frame)
         if isinstance(base, SeqTail):
             if isinstance(idx, Const) and type(idx.value) is int and -len(base.items) <= idx.value < 0:
                 return base.items[idx.value]
             return UNKNOWN
         if isinstance(base, SeqOf):
-            return base if isinstance(node.slice, ast.Slice) else base.item
+            return base if isinstance(index, ast.Slice) else base.item
         if isinstance(base, Mapping) and isinstance(idx, Const):
             return base.items.get(idx.value, UNKNOWN)
         return UNKNOWN

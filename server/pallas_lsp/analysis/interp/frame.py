@@ -193,7 +193,9 @@ class Context:
     # would skip them), so one run of a function sees every event it makes.
     effects: int = 0
     unrolling: int = 0                   # nesting of unrolled loops
-    iterated: list = field(default_factory=list)   # [list] cells of the lists unrolled `for` loops go over, kept live
+    # [container] cells that follow a list or dict changed in place: the list an unrolled
+    # `for` loop goes over, the container an item is written to while its key is evaluated
+    live: list = field(default_factory=list)
     merged: Merges = field(default_factory=Merges)   # the lists and dicts joined where paths met
     summarising: int = 0                 # nesting of loops run to a fixpoint (bodies run an unknown number of times)
     # > 0 while running code that may not run (a branch on an unknown condition, the rest

@@ -29,6 +29,13 @@ class Merges:
                 entry[1][key] = part
                 self._joins_of.setdefault(key, []).append(joined)
 
+    def carry(self, old: Any, new: Any, other: Any, other_new: Any) -> None:
+        """`old` became `new`, and `other`, which may be it, became `other_new`: the two new
+        ones may still be each other (and `other_new` what else `other` may be)."""
+        parts = {id(p): p for p in self._parts(other) if p is not old}
+        parts[id(new)] = new
+        self.note(other_new, parts)
+
     def related(self, value: Any) -> list[Any]:
         """The lists and dicts `value` was joined from, and the joined ones that may be
         `value` (each may be the other)."""

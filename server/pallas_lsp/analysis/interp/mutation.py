@@ -63,38 +63,44 @@ def item_deleted(base: Any, key: Any) -> Any:
     return UNKNOWN
 
 
-def rebind(ctx: Context, frame: Frame, old: Any, new: Any, depth: int = 0, done: set[int] | None = None) -> None:
+def rebind(ctx: Context, frame: Frame, old: Any, new: Any, depth: int = 0, done: set[int] | None = None) -> bool:
     """Every holder of `old` in reach now holds `new`: the names of `frame`, of the
     frames of the calls being run and of the frames around them, the fields of the
     objects they bind, and the `for` loops going over it.  A holder outside `frame`
     changed is an effect of the call being run (it is then not memoised).  The lists
     joined where paths met (`Context.merged`) that `old` may be, or that may be `old`,
-    may have changed too: each becomes its join with the change."""
+    may have changed too: each becomes its join with the change, still noted as what the
+    new one may be where something holds it.  Whether something held `old`."""
     done = set() if done is None else done
     done.add(id(old))
-    if new is not old:   # (the same: a change its value does not show, `SeqOf.reverse()`)
-        _give(ctx, frame, old, new)
+    held = new is not old and _give(ctx, frame, old, new)   # (the same: `SeqOf.reverse()`)
     if depth < _MAX_NESTING:
         for other in ctx.merged.related(old):
             if id(other) not in done:
-                rebind(ctx, frame, other, join(other, new), depth + 1, done)
+                changed = join(other, new)
+                if rebind(ctx, frame, other, changed, depth + 1, done):
+                    ctx.merged.carry(old, new, other, changed)
+    return held
 
 
-def _give(ctx: Context, frame: Frame, old: Any, new: Any) -> None:
+def _give(ctx: Context, frame: Frame, old: Any, new: Any) -> bool:
     seen: set[int] = set()
-    elsewhere = False
+    held = elsewhere = False
     for start in (frame, *(a.caller for a in ctx.active)):
         f = start
         while f is not None and id(f) not in seen:
             seen.add(id(f))
-            if _rebound(f.env, old, new) and f is not frame:
-                elsewhere = True
+            if _rebound(f.env, old, new):
+                held = True
+                elsewhere = elsewhere or f is not frame
             f = f.parent
     if elsewhere:
         ctx.effects += 1
-    for cell in ctx.iterated:   # a `for` loop goes on over the list as it is now
+    for cell in ctx.live:   # a `for` loop goes on over the list as it is now, ...
         if cell[0] is old:
             cell[0] = new
+            held = True
+    return held
 
 
 def unknown_changed(ctx: Context, frame: Frame) -> None:

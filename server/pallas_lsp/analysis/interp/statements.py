@@ -22,6 +22,7 @@ from ..values import (
     DomainValue,
     Func,
     Instance,
+    Mapping,
     Partial,
     Seq,
     SeqOf,
@@ -48,6 +49,7 @@ from .frame import (
 from .syntax import catches_import_error, loop_facts, pattern_names
 
 _DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass")
+_CONTAINERS = (Seq, SeqTail, SeqOf, Mapping)   # Python's: no domain reads or writes their items
 
 
 class StatementInterpreter(CallingInterpreter):
@@ -55,6 +57,9 @@ class StatementInterpreter(CallingInterpreter):
 
     @abstractmethod
     def item(self, base: Any, node: ast.Subscript, frame: Frame) -> Any: ...
+
+    @abstractmethod
+    def item_of(self, base: Any, idx: Any, index: ast.expr, frame: Frame) -> Any: ...
 
     @abstractmethod
     def binop(self, left: Any, op: ast.operator, right: Any,
@@ -119,6 +124,9 @@ class StatementInterpreter(CallingInterpreter):
         target = s.target
         if isinstance(target, ast.Subscript):   # `o_ref[...] += x`: read, operate, store
             base = self.eval(target.value, frame)
+            if type(base) in _CONTAINERS:
+                self._add_to_item(s, base, target, frame)
+                return True
             new = self.binop(self.item(base, target, frame), s.op, self.eval(s.value, frame), s, frame)
             self.store(base, target, new, frame)
             return True
@@ -131,6 +139,14 @@ class StatementInterpreter(CallingInterpreter):
             elif old is UNKNOWN:
                 unknown_changed(self.ctx, frame)
         return True
+
+    def _add_to_item(self, s: ast.AugAssign, base: Any, target: ast.Subscript, frame: Frame) -> None:
+        """`xs[k] += v` on a list or dict: `k` evaluated once, and the item read from and
+        written to the container as that left it, as Python does."""
+        base, key = self._keyed(base, target, frame)
+        new = self.binop(self.item_of(base, key, target.slice, frame), s.op, self.eval(s.value, frame), s, frame)
+        if in_place(base):
+            rebind(self.ctx, frame, base, item_written(base, key, new))
 
     def _return(self, s: ast.Return, frame: Frame) -> bool:
         frame.returns.append(self.eval(s.value, frame) if s.value is not None else Const(None))
@@ -178,7 +194,8 @@ class StatementInterpreter(CallingInterpreter):
             elif isinstance(target, ast.Subscript):   # `del xs[0]`, `del d["k"]`
                 base = self.eval(target.value, frame)
                 if in_place(base):
-                    rebind(self.ctx, frame, base, item_deleted(base, self._key(target, frame)))
+                    base, key = self._keyed(base, target, frame)
+                    rebind(self.ctx, frame, base, item_deleted(base, key))
                 elif base is UNKNOWN:
                     unknown_changed(self.ctx, frame)
         return True
@@ -244,7 +261,7 @@ class StatementInterpreter(CallingInterpreter):
         leaving: list[dict] = []   # the states in which the loop is left
         live = [it]   # Python goes over a list as it is at each step: changed in place, as it is now
         ctx.unrolling += 1
-        ctx.iterated.append(live)   # (a tuple's cell never changes)
+        ctx.live.append(live)   # (a tuple's cell never changes)
         try:
             for k in range(MAX_UNROLL + 1):
                 items = live[0].items if isinstance(live[0], Seq) else None
@@ -262,7 +279,7 @@ class StatementInterpreter(CallingInterpreter):
                 frame.env = join_envs(going_on, self.ctx.merged)
         finally:
             ctx.unrolling -= 1
-            ctx.iterated.pop()
+            ctx.live.pop()
         if not s.orelse or self.run_body(s.orelse, frame):   # `else`: the items ran out
             leaving.append(frame.env)
         return self._leave(leaving, frame)
@@ -398,13 +415,23 @@ class StatementInterpreter(CallingInterpreter):
         for d in self.domains:
             d.store(self, base, target, value, frame)
         if in_place(base):
-            rebind(self.ctx, frame, base, item_written(base, self._key(target, frame), value))
+            base, key = self._keyed(base, target, frame)
+            rebind(self.ctx, frame, base, item_written(base, key, value))
         elif base is UNKNOWN:
             unknown_changed(self.ctx, frame)
 
-    def _key(self, target: ast.Subscript, frame: Frame) -> Any:
-        """The item a write or `del` on a list or dict names (UNKNOWN: a slice)."""
-        return UNKNOWN if isinstance(target.slice, ast.Slice) else self.eval(target.slice, frame)
+    def _keyed(self, base: Any, target: ast.Subscript, frame: Frame) -> tuple[Any, Any]:
+        """The item a write or `del` on the list or dict `base` names (UNKNOWN: a slice),
+        and `base` as evaluating it left it (Python changes the container itself)."""
+        if isinstance(target.slice, ast.Slice):
+            return base, UNKNOWN
+        cell = [base]
+        self.ctx.live.append(cell)
+        try:
+            key = self.eval(target.slice, frame)
+        finally:
+            self.ctx.live.pop()
+        return cell[0], key
 
     def _assign_name(self, name: str, value: Any, frame: Frame) -> None:
         if name in frame.nonlocals:
