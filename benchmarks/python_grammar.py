@@ -1,14 +1,15 @@
 """The grammar of `python_fuzz.py`: seeded plain-Python programs of the kind kernel
 authors write around their kernels (static sizes, tuples of block shapes, flags, small
-helpers and loops, objects whose fields change, closures writing `nonlocal`), with no
-JAX in them.
+helpers, `for` and `while` loops, objects whose fields change, closures writing
+`nonlocal`, a generator), with no JAX in them.
 
 A program is a few helper functions and a function `program()` that starts every
 variable with a literal, runs statements on them and returns them all; `result =
 program()` is what both CPython and pallas-lsp's interpreter are asked for.  Every
 variable keeps one kind (int, float, bool, str, tuple or list of ints, dict), so most
 programs run; one that raises is drawn again by the driver.  Some programs hold a `Box`
-whose field `n` top-level helpers read (`peek`) and change (`bump`), and a closure
+whose field `n` top-level helpers read (`peek`) and change (`bump`, the method `grow`), a
+generator `gen`, and a closure
 `tick` that counts in `n0` (`nonlocal`), called directly or through `twice`: calls
 repeated with the same arguments where what they read or change moved in between.  `program(seed)` draws every
 choice from `random.Random(seed)`."""
@@ -105,6 +106,8 @@ class Grammar:
         if scope.boxes:
             forms.append(lambda: f"{self.pick(scope.boxes)}.n")
             forms.append(lambda: f"peek({self.pick(scope.boxes)})")
+            forms.append(lambda: f"{self.pick(scope.boxes)}.grow({self.pick(SMALL)})")
+            forms.append(lambda: f"{self.pick(('sum', 'len'))}(list(gen({e()})))")
         return self.pick(forms)()
 
     def _helper_call(self, scope: Scope, depth: int) -> str:
@@ -316,16 +319,24 @@ class Grammar:
         r = self.rng
         var = self.name("i")
         inner = replace(scope, kinds={**scope.kinds, var: "int"}, loop=True)
-        head = self.pick([
-            f"for {var} in range({self.pick(SMALL)}, {self.expr('int', scope)} % 5 + 2):",
-            f"for {var} in {self.expr(self.pick(('tuple', 'list')), scope)}:",
-            f"for _k, {var} in enumerate({self.expr('tuple', scope)}):",
-        ])
+        prelude: list[str] = []
+        step: list[str] = []
+        if r.random() < 0.25:   # its counter goes up first (a `continue` ends it too); the body
+            inner = replace(scope, loop=True)   # does not set it
+            prelude, step = [f"{indent}{var} = 0"], [f"{indent}    {var} += 1"]
+            more = f" and {self.expr('bool', scope)}" if r.random() < 0.4 else ""
+            head = f"while {var} < {self.pick(('2', '3', '4'))}{more}:"
+        else:
+            head = self.pick([
+                f"for {var} in range({self.pick(SMALL)}, {self.expr('int', scope)} % 5 + 2):",
+                f"for {var} in {self.expr(self.pick(('tuple', 'list')), scope)}:",
+                f"for _k, {var} in enumerate({self.expr('tuple', scope)}):",
+            ])
         body = self.statements(inner, indent + "    ", depth + 1, r.randrange(1, 3))
         if r.random() < 0.3:   # before or after the body's statements (not inside one)
             jump = [f"{indent}    if {self.expr('bool', inner)}:", f"{indent}        {self.pick(('break', 'continue'))}"]
             body = jump + body if r.random() < 0.5 else body + jump
-        lines = [indent + head, *body]
+        lines = [*prelude, indent + head, *step, *body]
         if r.random() < 0.15:
             lines += [f"{indent}else:", f"{indent}    {self._int_target(scope)} += 1"]
         return lines
@@ -352,6 +363,8 @@ class Grammar:
         shared = self.rng.random() < 0.4
         if shared:
             lines += ["class Box:", "    def __init__(self, n):", "        self.n = n", "",
+                      "    def grow(self, x):", "        self.n += x", "        return self.n", "",
+                      "def gen(n):", "    for i in range(n % 4):", "        yield i * 2", "",
                       "def peek(box):", "    return box.n * 2", "",
                       "def bump(box, x):", "    box.n = box.n + x", "    return box.n", "",
                       "def twice(fn):", "    fn()", "    fn()", "    return 0", ""]

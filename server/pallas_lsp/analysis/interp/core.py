@@ -200,15 +200,23 @@ class Interpreter(StatementInterpreter):
         return items
 
     def _dict(self, node: ast.Dict, frame: Frame) -> Any:
-        items = {}
+        """`{k: v, **other}`: every part evaluated in order, as Python does; known when
+        every key is and every `**` part is a known dict."""
+        items: dict | None = {}
         for k, v in zip(node.keys, node.values):
             if k is None:
-                return UNKNOWN
-            key = self.eval(k, frame)
-            if not isinstance(key, Const):
-                return UNKNOWN
-            items[key.value] = self.eval(v, frame)
-        return Mapping(items)
+                other = self.eval(v, frame)
+                if items is not None and type(other) is Mapping:
+                    items.update(other.items)
+                else:
+                    items = None
+                continue
+            key, value = self.eval(k, frame), self.eval(v, frame)
+            if items is not None and isinstance(key, Const):
+                items[key.value] = value
+            else:
+                items = None
+        return Mapping(items) if items is not None else UNKNOWN
 
     def _comprehension(self, node: Comprehension, frame: Frame) -> Any:
         """`[f(x) for x in xs if c]`: evaluated item by item where the iterables are short
