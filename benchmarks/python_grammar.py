@@ -1,7 +1,8 @@
 """The grammar of `python_fuzz.py`: seeded plain-Python programs of the kind kernel
 authors write around their kernels (static sizes, tuples of block shapes, flags, small
 helpers, `for` and `while` loops, objects whose fields change, closures writing
-`nonlocal`, a generator), with no JAX in them.
+`nonlocal`, a generator, a closure factory, lambdas, `try` / `except IndexError`), with
+no JAX in them.
 
 A program is a few helper functions and a function `program()` that starts every
 variable with a literal, runs statements on them and returns them all; `result =
@@ -108,6 +109,8 @@ class Grammar:
             forms.append(lambda: f"peek({self.pick(scope.boxes)})")
             forms.append(lambda: f"{self.pick(scope.boxes)}.grow({self.pick(SMALL)})")
             forms.append(lambda: f"{self.pick(('sum', 'len'))}(list(gen({e()})))")
+            forms.append(lambda: f"make({self.pick(SMALL)})({e()})")
+            forms.append(lambda: f"(lambda x: x {self.pick(('+', '*', '-'))} {e()})({e()})")
         return self.pick(forms)()
 
     def _helper_call(self, scope: Scope, depth: int) -> str:
@@ -230,6 +233,9 @@ class Grammar:
             return self._loop(scope, indent, depth)
         if (scope.boxes or scope.ticks) and r.random() < 0.2:
             return self._shared_change(scope, indent)
+        if scope.boxes and kind == "int" and r.random() < 0.1:   # an index past the end is caught
+            return [f"{indent}try:", f"{indent}    {name} = {self.expr('tuple', scope)}[{self.pick(('0', '2', '-1'))}]",
+                    f"{indent}except IndexError:", f"{indent}    {name} = {self.expr('int', scope)}"]
         if roll < 0.35 and kind in ("int", "float", "str", "tuple", "list"):
             if kind in ("int", "float") and r.random() < 0.5:
                 return [f"{indent}{name} {self.pick(('-=', '*=', '//=', '%='))} {self.pick(('2', '3', '-4'))}"]
@@ -331,6 +337,7 @@ class Grammar:
                 f"for {var} in range({self.pick(SMALL)}, {self.expr('int', scope)} % 5 + 2):",
                 f"for {var} in {self.expr(self.pick(('tuple', 'list')), scope)}:",
                 f"for _k, {var} in enumerate({self.expr('tuple', scope)}):",
+                f"for {var}, _v in zip({self.expr('tuple', scope)}, {self.expr('list', scope)}):",
             ])
         body = self.statements(inner, indent + "    ", depth + 1, r.randrange(1, 3))
         if r.random() < 0.3:   # before or after the body's statements (not inside one)
@@ -365,6 +372,8 @@ class Grammar:
             lines += ["class Box:", "    def __init__(self, n):", "        self.n = n", "",
                       "    def grow(self, x):", "        self.n += x", "        return self.n", "",
                       "def gen(n):", "    for i in range(n % 4):", "        yield i * 2", "",
+                      "def make(k):", "    def scaled(x):", "        return x * k + len(seen)", "    seen = [k]",
+                      "    return scaled", "",
                       "def peek(box):", "    return box.n * 2", "",
                       "def bump(box, x):", "    box.n = box.n + x", "    return box.n", "",
                       "def twice(fn):", "    fn()", "    fn()", "    return 0", ""]
