@@ -99,7 +99,7 @@ def executed(source: str) -> tuple[Any, ...] | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)   # `x is None` of a literal: the grammar's own
-            code = compile(source, "<program>", "exec")
+            code = compile(source, "<program>", "exec", dont_inherit=True)   # not this module's __future__
         exec(code, namespace)
         return namespace["result"]
     except Exception:   # _Slow included: an exception CPython raises is no answer to compare

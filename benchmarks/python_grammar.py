@@ -1,8 +1,9 @@
 """The grammar of `python_fuzz.py`: seeded plain-Python programs of the kind kernel
 authors write around their kernels (static sizes, tuples of block shapes, flags, small
 helpers, `for` and `while` loops, objects whose fields change, closures writing
-`nonlocal`, a generator, a closure factory, lambdas, `try` / `except IndexError`), with
-no JAX in them.
+`nonlocal`, a generator, a closure factory, lambdas, `try` / `except IndexError`,
+`*args` / `**kwargs`, `functools.partial`, a frozen dataclass and
+`dataclasses.replace`), with no JAX in them.
 
 A program is a few helper functions and a function `program()` that starts every
 variable with a literal, runs statements on them and returns them all; `result =
@@ -110,6 +111,9 @@ class Grammar:
             forms.append(lambda: f"{self.pick(scope.boxes)}.grow({self.pick(SMALL)})")
             forms.append(lambda: f"{self.pick(('sum', 'len'))}(list(gen({e()})))")
             forms.append(lambda: f"make({self.pick(SMALL)})({e()})")
+            forms.append(lambda: f"functools.partial(bump, {self.pick(scope.boxes)})({self.pick(SMALL)})")
+            forms.append(lambda: f"spread(*{e('tuple')}, k={e()})")
+            forms.append(lambda: f"dataclasses.replace(Cfg({e()}), b={e()}).b")
             forms.append(lambda: f"(lambda x: x {self.pick(('+', '*', '-'))} {e()})({e()})")
         return self.pick(forms)()
 
@@ -362,7 +366,7 @@ class Grammar:
 
     def program(self) -> str:
         scope = Scope()
-        lines = ["import math", ""]
+        lines = ["import dataclasses", "import functools", "import math", ""]
         for _ in range(self.rng.randrange(0, 3)):
             lines += [*self.helper(scope), ""]
         for _ in range(self.rng.randrange(0, 2)):
@@ -372,6 +376,8 @@ class Grammar:
             lines += ["class Box:", "    def __init__(self, n):", "        self.n = n", "",
                       "    def grow(self, x):", "        self.n += x", "        return self.n", "",
                       "def gen(n):", "    for i in range(n % 4):", "        yield i * 2", "",
+                      "def spread(*args, **kwargs):", "    return len(args) + sum(args) + kwargs.get('k', 0)", "",
+                      "@dataclasses.dataclass(frozen=True)", "class Cfg:", "    a: int", "    b: int = 2", "",
                       "def make(k):", "    def scaled(x):", "        return x * k + len(seen)", "    seen = [k]",
                       "    return scaled", "",
                       "def peek(box):", "    return box.n * 2", "",

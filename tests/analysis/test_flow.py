@@ -837,6 +837,9 @@ SHARED_CONTAINER_KERNELS = {
     "loop-over-a-growing-list": ("", "slots = [1]\n    seen = 0\n    for s in slots:\n        seen += 1\n"
                                  "        if len(slots) < 3:\n            slots += [1]\n    first = 1 if seen == 3 else 0",
                                  True),
+    "enumerate-over-a-growing-list": ("", "slots = [1]\n    seen = 0\n    for k, s in enumerate(slots):\n"
+                                      "        seen += 1\n        if len(slots) < 3:\n            slots += [1]\n"
+                                      "    first = 1 if seen == 3 else 0", True),
     "dict-update": ("", "opts = {'slot': 0}\n    opts.update(slot=1)\n    first = opts['slot']", True),
     "dict-update-in-a-helper": ("def tune(options):\n    options.update({'slot': 0})\n",
                                 "opts = {'slot': 1}\n    tune(opts)\n    first = opts['slot']", False),
@@ -855,7 +858,7 @@ SHARED_CONTAINER_KERNELS = {
 def test_lists_and_dicts_are_shared_as_python_shares_them(name):
     """Before lists and dicts were shared, 12 of the first 18 were judged wrong (7 false
     errors, 5 missed); before `{**d, k: v}` was read, the first dict-display one gave a
-    false error."""
+    false error; before `enumerate` followed the list it goes over, its error was missed."""
     definitions, steps, reported = SHARED_CONTAINER_KERNELS[name]
     _judged_by_first(steps, reported, definitions)
 

@@ -49,7 +49,8 @@ from .frame import (
 from .syntax import catches_import_error, loop_facts, pattern_names
 
 _DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass")
-_CONTAINERS = (Seq, SeqTail, SeqOf, Mapping)   # Python's: no domain reads or writes their items
+_CONTAINERS = (Seq, SeqTail, SeqOf, Mapping)
+_LAZY = frozenset({"zip", "enumerate", "map", "filter", "reversed", "iter"})   # iterators reading a list as it goes   # Python's: no domain reads or writes their items
 
 
 class StatementInterpreter(CallingInterpreter):
@@ -260,15 +261,17 @@ class StatementInterpreter(CallingInterpreter):
         # through the body (two nested levels at most; deeper loops are summarised).
         leaving: list[dict] = []   # the states in which the loop is left
         live = [it]   # Python goes over a list as it is at each step: changed in place, as it is now
+        sources = self._lazy_sources(s, frame)   # ... and so do `zip(t, xs)` and the like
         ctx.unrolling += 1
-        ctx.live.append(live)   # (a tuple's cell never changes)
+        ctx.live += [live, *sources]   # (a tuple's cell never changes)
         try:
             for k in range(MAX_UNROLL + 1):
                 items = live[0].items if isinstance(live[0], Seq) else None
-                if items is not None and k >= len(items):   # (a list shortened as it goes too)
+                moved = any(cell[0] is not cell[1] for cell in sources)
+                if items is not None and k >= len(items) and not moved:   # (a list shortened as it goes too)
                     break
-                if items is None or k == MAX_UNROLL:   # changed past what unrolling follows
-                    rest = element(live[0])
+                if items is None or k == MAX_UNROLL or moved:   # changed past what unrolling follows
+                    rest = UNKNOWN if moved else element(live[0])
                     self.exec_loop(s, frame, lambda: self.assign(s.target, rest, frame))
                     return self._leave([frame.env, *leaving], frame)
                 self.assign(s.target, items[k], frame)   # each pass changes the state the last one left
@@ -279,10 +282,24 @@ class StatementInterpreter(CallingInterpreter):
                 frame.env = join_envs(going_on, self.ctx.merged)
         finally:
             ctx.unrolling -= 1
-            ctx.live.pop()
+            del ctx.live[-1 - len(sources):]
         if not s.orelse or self.run_body(s.orelse, frame):   # `else`: the items ran out
             leaving.append(frame.env)
         return self._leave(leaving, frame)
+
+    def _lazy_sources(self, s: ast.For, frame: Frame) -> list[list]:
+        """Cells ([as it is now, as it was]) of the lists named in a `zip` / `enumerate` /
+        `map` / `filter` / `reversed` / `iter` a `for` loop goes over: Python reads them at
+        each step, so once one changes, what the loop goes over is no longer known."""
+        call = s.iter
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in _LAZY):
+            return []
+        cells = []
+        for arg in call.args:
+            value = self.lookup(arg.id, frame) if isinstance(arg, ast.Name) else None
+            if type(value) is SeqOf or type(value) is Seq and value.is_list:
+                cells.append([value, value])
+        return cells
 
     def loop_body(self, body: list[ast.stmt], frame: Frame) -> tuple[list[dict], list[dict]]:
         """Run a loop's body once: the states that go on to the next round (its end, its
