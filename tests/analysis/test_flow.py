@@ -863,19 +863,14 @@ def test_lists_and_dicts_are_shared_as_python_shares_them(name):
     _judged_by_first(steps, reported, definitions)
 
 
-def test_a_list_joined_where_paths_meet_shares_the_change_made_through_it():
-    """`more` is `slots` on one path only: appending through it may change `slots`, so
-    its last item is not known and the whole-array copy is reached (JAX, given `wide`,
-    appends to `slots` and raises there; `slots` was read as [0] and the copy never ran)."""
-    src = HEAD + """
+def _whole_array_copy_is_an_error_given_wide(steps: str, one_slot: str) -> None:
+    """A kernel given a flag `wide` the code does not know, that runs `steps`, then copies
+    on `sems.at[0]` where `one_slot` holds, else on the whole array (JAX, given `wide`,
+    reaches the whole-array copy and raises): that copy is flagged as an error."""
+    src = HEAD + f"""
 def kernel(x_hbm, o_ref, sems, *, wide):
-    slots = [0]
-    if wide:
-        more = slots
-    else:
-        more = [5]
-    more.append(1)
-    if slots[-1] == 0:
+    {steps}
+    if {one_slot}:
         pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
     else:
         pltpu.async_copy(x_hbm, o_ref, sems).wait()
@@ -885,6 +880,15 @@ def run(x, wide):
 """
     assert [(f.span.line + 1, f.code, f.severity) for f in analyze(src)] == [
         (line_of(src, "o_ref, sems).wait()"), "PAL001", "error")]
+
+
+def test_a_list_joined_where_paths_meet_shares_the_change_made_through_it():
+    """`more` is `slots` on one path only: appending through it may change `slots`, so
+    its last item is not known and the whole-array copy is reached (JAX, given `wide`,
+    appends to `slots` and raises there; `slots` was read as [0] and the copy never ran)."""
+    _whole_array_copy_is_an_error_given_wide(
+        "slots = [0]\n    if wide:\n        more = slots\n    else:\n        more = [5]\n    more.append(1)",
+        "slots[-1] == 0")
 
 
 # A function called again with the same arguments is not run again (`interp.calls`): an
@@ -918,26 +922,9 @@ def test_a_list_joined_where_paths_meet_still_shares_after_one_of_them_changed()
     """`more` may be `slots`; after `slots` grows, popping through `more` may still shrink
     it (JAX, given `wide`, pops the 1 just appended and raises on the whole-array copy;
     the relation was lost with the append, and `slots[-1]` read as 1)."""
-    src = HEAD + """
-def kernel(x_hbm, o_ref, sems, *, wide):
-    slots = [0]
-    other = [5]
-    if wide:
-        more = slots
-    else:
-        more = other
-    slots.append(1)
-    more.pop()
-    if slots[-1] == 1:
-        pltpu.async_copy(x_hbm, o_ref, sems.at[0]).wait()
-    else:
-        pltpu.async_copy(x_hbm, o_ref, sems).wait()
-
-def run(x, wide):
-    return pl.pallas_call(functools.partial(kernel, wide=wide), out_shape=OUT, scratch_shapes=[DMA((2,))])(x)
-"""
-    assert [(f.span.line + 1, f.code, f.severity) for f in analyze(src)] == [
-        (line_of(src, "o_ref, sems).wait()"), "PAL001", "error")]
+    _whole_array_copy_is_an_error_given_wide(
+        "slots = [0]\n    other = [5]\n    if wide:\n        more = slots\n    else:\n        more = other\n"
+        "    slots.append(1)\n    more.pop()", "slots[-1] == 1")
 
 
 # `a or b` / `a and b` give an operand, not a bool (`block = block or 128`).

@@ -163,7 +163,7 @@ def join_envs(envs: list[dict], merged: Merges | None = None) -> dict:
     if len(envs) == 2:   # two branches: most names hold the same value in both
         a, b = envs
         joined = {k: v if v is (w := b.get(k, UNKNOWN)) else join(v, w)
-                  if type(v) not in _IN_PLACE and type(w) not in _IN_PLACE else join_held((v, w), shared, merged)
+                  if type(v) not in CONTAINERS and type(w) not in CONTAINERS else join_held((v, w), shared, merged)
                   for k, v in a.items()}
         if len(a) != len(b) or not a.keys() == b.keys():
             joined.update((k, join(UNKNOWN, w)) for k, w in b.items() if k not in a)
@@ -178,19 +178,21 @@ def join_held(values: tuple, shared: dict[tuple[int, ...], Any], merged: Merges 
     """The join of what one name holds on each path (or an expression may give); names
     that hold the same lists on every path hold one list after the merge too (a change
     through one is seen by all)."""
-    if not any(type(v) in _IN_PLACE for v in values):
+    if not any(type(v) in CONTAINERS for v in values):
         return join_all(values) if len(values) != 2 else join(*values)
     key = tuple(map(id, values))
     if key not in shared:
         joined = shared[key] = join_all(values)
-        if merged is not None and (type(joined) in _IN_PLACE or joined is UNKNOWN):
-            parts = {id(v): v for v in values if type(v) in _IN_PLACE and v is not joined}
+        if merged is not None and (type(joined) in CONTAINERS or joined is UNKNOWN):
+            parts = {id(v): v for v in values if type(v) in CONTAINERS and v is not joined}
             if parts:
                 merged.note(joined, parts)
     return shared[key]
 
 
-_IN_PLACE = (Seq, SeqOf, SeqTail, Mapping)
+# Python's containers as the interpreter holds them (tuples too: a pre-filter for the
+# lists and dicts `mutation.in_place` follows); no domain reads or writes their items.
+CONTAINERS = (Seq, SeqOf, SeqTail, Mapping)
 
 
 class ActiveCall:

@@ -239,9 +239,15 @@ class Context:
             raise Interrupted()
 
     @property
+    def uncertainty(self) -> int:
+        """How deep the code being run is in code that may not run or runs an unknown
+        number of times (`values.Instance.level`)."""
+        return self.uncertain + self.summarising
+
+    @property
     def certain(self) -> bool:
         """Whether the code being run runs exactly once, each time its caller does."""
-        return self.uncertain == 0 and self.summarising == 0
+        return self.uncertainty == 0
 
 
 class maybe_runs:

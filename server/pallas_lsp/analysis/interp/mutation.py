@@ -169,17 +169,11 @@ def _some_int(key: Any) -> bool:
     return key is SCALAR
 
 
-def uncertainty(ctx: Context) -> int:
-    """How deep the code being run is in code that may not run or runs an unknown number of
-    times (`Instance.level`)."""
-    return ctx.uncertain + ctx.summarising
-
-
 def write_field(ctx: Context, obj: Instance, name: str, value: Any) -> None:
     """`obj.name = value`, which every holder of `obj` sees (an effect of the call being
     run): joined with the field's value when `obj` was made where the write may not happen."""
     old = obj.fields.get(name)
-    if old is not None and obj.level < uncertainty(ctx):
+    if old is not None and obj.level < ctx.uncertainty:
         value = join(old, value)
     obj.fields[name] = value
     ctx.effects += 1

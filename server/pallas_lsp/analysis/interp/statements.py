@@ -22,7 +22,6 @@ from ..values import (
     DomainValue,
     Func,
     Instance,
-    Mapping,
     Partial,
     Seq,
     SeqOf,
@@ -31,8 +30,8 @@ from ..values import (
 )
 from .binding import defaults_of
 from .calls import CallingInterpreter
-from .envs import env_same, join_envs, read_changed, same, tracked_changed
-from .mutation import in_place, item_deleted, item_written, rebind, uncertainty, unknown_changed, write_field
+from .envs import CONTAINERS, env_same, join_envs, read_changed, same, tracked_changed
+from .mutation import in_place, item_deleted, item_written, rebind, unknown_changed, write_field
 from .frame import (
     INTERRUPT_EVERY,
     MAX_LOOP_ROUNDS,
@@ -49,8 +48,7 @@ from .frame import (
 from .syntax import catches_import_error, loop_facts, pattern_names
 
 _DATACLASS_DECORATORS = ("dataclasses.dataclass", "flax.struct.dataclass", "jax.tree_util.register_dataclass")
-_CONTAINERS = (Seq, SeqTail, SeqOf, Mapping)
-_LAZY = frozenset({"zip", "enumerate", "map", "filter", "reversed", "iter"})   # iterators reading a list as it goes   # Python's: no domain reads or writes their items
+_LAZY = frozenset({"zip", "enumerate", "map", "filter", "reversed", "iter"})   # iterators reading a list as it goes
 
 
 class StatementInterpreter(CallingInterpreter):
@@ -125,7 +123,7 @@ class StatementInterpreter(CallingInterpreter):
         target = s.target
         if isinstance(target, ast.Subscript):   # `o_ref[...] += x`: read, operate, store
             base = self.eval(target.value, frame)
-            if type(base) in _CONTAINERS:
+            if type(base) in CONTAINERS:
                 self._add_to_item(s, base, target, frame)
                 return True
             new = self.binop(self.item(base, target, frame), s.op, self.eval(s.value, frame), s, frame)
@@ -135,7 +133,7 @@ class StatementInterpreter(CallingInterpreter):
         new = self.binop(old, s.op, self.eval(s.value, frame), s, frame)
         self.assign(target, new, frame)
         if isinstance(s.op, (ast.Add, ast.Mult)):   # `xs += ...` extends the list itself
-            if type(old) is SeqOf or type(old) is Seq and old.is_list:
+            if _a_list(old):
                 rebind(self.ctx, frame, old, new)
             elif old is UNKNOWN:
                 unknown_changed(self.ctx, frame)
@@ -297,7 +295,7 @@ class StatementInterpreter(CallingInterpreter):
         cells = []
         for arg in call.args:
             value = self.lookup(arg.id, frame) if isinstance(arg, ast.Name) else None
-            if type(value) is SeqOf or type(value) is Seq and value.is_list:
+            if _a_list(value):
                 cells.append([value, value])
         return cells
 
@@ -555,7 +553,7 @@ class StatementInterpreter(CallingInterpreter):
 
     def instantiate(self, cls: ClassV, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
                     frame: Frame) -> Any:
-        inst = Instance(cls, level=uncertainty(self.ctx))
+        inst = Instance(cls, level=self.ctx.uncertainty)
         init = cls.lookup("__init__")
         if isinstance(init, Func):
             self.call_function(init, [Arg(inst, None), *args], kwargs, node, frame, helper=True)
@@ -615,3 +613,8 @@ _HANDLERS: dict[type, _Handler] = {
     ast.Delete: StatementInterpreter._delete,
     ast.Match: StatementInterpreter._match,
 }
+
+
+def _a_list(value: Any) -> bool:
+    """A list (of known items or not), not a tuple or a dict."""
+    return type(value) is SeqOf or type(value) is Seq and value.is_list
