@@ -289,7 +289,7 @@ class CallingInterpreter(ABC):
                         ctx.deps.update(hit.deps)
                 return fresh(hit.result)
         env = bind(self, fnode, func, args, kwargs, node, frame, helper)
-        active = ActiveCall(fnode, tuple(env.items()), frame)
+        active = ActiveCall(fnode, tuple(env.items()), frame, func)
         if active.repeats(ctx.active):
             self._unfollowed(args, kwargs)
             return UNKNOWN  # the same call again inside itself: unbounded recursion

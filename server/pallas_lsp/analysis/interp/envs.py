@@ -199,10 +199,11 @@ class ActiveCall:
     """A user function being run, with what its parameters were bound to and the frame
     that called it."""
 
-    __slots__ = ("_signature", "bindings", "caller", "node")
+    __slots__ = ("_signature", "bindings", "caller", "func", "node")
 
-    def __init__(self, node: ast.AST, bindings: tuple, caller: Any = None) -> None:
+    def __init__(self, node: ast.AST, bindings: tuple, caller: Any = None, func: Any = None) -> None:
         self.node = node
+        self.func = func
         self.bindings = bindings
         self.caller = caller
         self._signature: tuple | None = None

@@ -221,11 +221,13 @@ class Context:
     # emit_pipeline body, or none at all, as in a closure nothing calls).
     grids: list[Any] = field(default_factory=list)
     protocol: Any = None                 # pallas.protocol.Protocol: the scratch semaphores' ledger
+    event_effects: int = 0               # of `effects`, the semaphore events the ledger was told
     indexed_decls: set[int] = field(default_factory=set)  # id() of declarations indexed somewhere
     indexed_sites: set[int] = field(default_factory=set)  # id() of Sites whose arrays a helper indexes
     kernel_nodes: set[ast.AST] = field(default_factory=set)  # defs invoked as kernels
     certain_kernels: set[ast.AST] = field(default_factory=set)  # of those, by a call that surely runs
     sites: dict[tuple, Any] = field(default_factory=dict)    # (arg, call, callee, direct) -> Site
+    kernel_runs: set[tuple] = field(default_factory=set)     # pallas.kernel_runs.run_key of the runs made
     # Semaphore arrays known by their use (`pallas/indexed_use.py`): collected on an
     # entry's first run, then given to the names on a second one (`overrides`).
     evidence: Any = None                                     # indexed_use.Evidence while collecting

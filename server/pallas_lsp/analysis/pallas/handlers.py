@@ -108,6 +108,7 @@ def note_event(ctx: Any, event: Event, value: Any, at: Loc | None, remote: bool 
     """Tell the entry's semaphore ledger (not in code JAX never traces, nor silently)."""
     if ctx.protocol is not None and not ctx.silent and not ctx.uncalled:
         ctx.effects += 1
+        ctx.event_effects += 1
         ctx.protocol.record(event, value, at, remote, amount, ctx.certain)
 
 

@@ -1,0 +1,113 @@
+"""A kernel run made again in the same entry: one `pallas_call` callable applied twice to
+operands alike (`run = jax.jit(lambda: call(*xs))` in one branch and `def run(): return
+call(*xs)` in the other, on a condition not known: both run) sees the same refs, reads
+the same code and data, and makes the same findings, notes and semaphore events: it runs
+once. (JAX traces such a call once too: the callable is jitted, and the second call takes
+the first trace whatever changed in between. A run is skipped here only where nothing it
+reads can have changed, so that the analysis gives what a second run would.)
+
+Nothing can have changed where the kernel is a top-level function whose bound arguments
+and operands are plain data (no function among them: a closure, or an active call it
+could repeat), nothing outside a frame changed since the first run (`Context.effects`,
+less the semaphore events counted there), nor in it, and the same top-level calls are
+active around both (a call repeating one of them is cut as recursion)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..values import UNKNOWN, Api, Const, DomainValue, Func, Instance, Loc, Mapping, Partial, Seq, SeqTail
+from ..interp.frame import Arg, Context
+
+_DEPTH = 6
+
+
+def run_key(ctx: Context, record: Any, operands: list[Arg] | None) -> tuple | None:
+    """What decides a run of `record`'s kernel with `operands`; None where a second run
+    could differ from the first (or the run is a replay's, which counts each)."""
+    if operands is None or ctx.replay is not None or not ctx.memoise or ctx.in_foreign or ctx.remembering:
+        return None
+    kernel = _kernel_key(record.kernel)
+    if kernel is None:
+        return None
+    given = _data_key(tuple(a.value for a in operands))
+    if given is None:
+        return None
+    around = tuple((id(a.node), a.signature) for a in ctx.active if not _closure(a.func))
+    grids = tuple(id(g) for g in ctx.grids)
+    return id(record), kernel, given, around, outside_changes(ctx), grids, ctx.unrolling, ctx.uncalled
+
+
+def outside_changes(ctx: Context) -> int:
+    """Changes made outside a frame so far: `Context.effects` less the semaphore events
+    (which the ledger keeps per run and a kernel never reads)."""
+    return ctx.effects - ctx.event_effects
+
+
+def _closure(func: Any) -> bool:
+    """A function defined inside a call (a top-level kernel cannot reach it from data)."""
+    return isinstance(func, Func) and func.frame is not None and func.frame.parent is not None
+
+
+def _kernel_key(kernel: Any) -> tuple | None:
+    """A top-level function with the arguments partials bind (plain data only)."""
+    bound: list[Any] = []
+    for _ in range(_DEPTH):
+        if not isinstance(kernel, Partial):
+            break
+        bound.append((_data_key(kernel.args), _data_key(tuple(sorted(kernel.kwargs.items())))))
+        kernel = kernel.func
+    if not isinstance(kernel, Func) or _closure(kernel) or any(None in b for b in bound):
+        return None
+    return id(kernel), tuple(bound)
+
+
+def _data_key(value: Any, depth: int = 0) -> Any:
+    """A hashable summary of plain data, alike exactly for values a run cannot tell apart;
+    None for anything else (functions, classes, values signed by identity)."""
+    if depth > _DEPTH:
+        return None
+    if value is UNKNOWN:
+        return "?"
+    if isinstance(value, Const):
+        return ("C", type(value.value), value.value) if _hashable(value.value) else None
+    if value is None or isinstance(value, (bool, int, float, str)):   # a record's own fields
+        return type(value), value
+    if isinstance(value, Api):
+        return ("api", value.qname)
+    if isinstance(value, (tuple, Seq, SeqTail)):
+        items = value if isinstance(value, tuple) else value.items
+        keys = tuple(_data_key(v, depth + 1) for v in items)
+        return None if None in keys else (type(value).__name__, getattr(value, "is_list", False), keys)
+    if isinstance(value, Mapping):
+        return _data_key(tuple(value.items.items()), depth + 1)
+    if isinstance(value, Instance):
+        fields = _data_key(tuple(value.fields.items()), depth + 1)
+        top_level = value.cls.frame is None or value.cls.frame.parent is None
+        return ("I", id(value), fields) if fields is not None and top_level else None
+    if isinstance(value, Arg):
+        return _data_key(value.value, depth)
+    if isinstance(value, Loc):
+        return "L", id(value.block), id(value.node), value.path
+    if isinstance(value, DomainValue):
+        key = value.stable_signature()
+        return ("D", key) if key is not None and _hashable(key) else _fields_key(value, depth)
+    return None
+
+
+def _fields_key(value: Any, depth: int) -> Any:
+    """A domain's frozen record (`ArraySpecV`) by its fields, each plain data."""
+    params = getattr(type(value), "__dataclass_params__", None)
+    if params is None or not params.frozen:
+        return None
+    keys = tuple(_data_key(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
+    return None if None in keys else (type(value), keys)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
