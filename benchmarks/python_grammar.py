@@ -102,6 +102,18 @@ class Grammar:
             lambda: f"{e('dict')}.get('k{self.rng.randrange(3)}', {e()})",
             lambda: f"({e('tuple')}.index({e()}) if {e()} in {e('tuple')} else 0)",
             lambda: f"{e(self.pick(('tuple', 'list')))}.count({e()})",
+            lambda: f"sum(x for x in {e(self.pick(('tuple', 'list')))} if x {self.pick(('>', '<', '!='))} {e()})",
+            lambda: f"{self.pick(('min', 'max'))}({e(self.pick(('tuple', 'list')))}, default={e()})",
+            lambda: f"max({e('tuple')}, key=lambda x: {self.pick(('-x', 'x % 3', 'abs(x)'))}, default={e()})",
+            lambda: f"functools.reduce(lambda a, b: a {self.pick(('+', '*', '-'))} b, {e('tuple')}, {e()})",
+            lambda: f"math.prod({e(self.pick(('tuple', 'list')))})",
+            lambda: f"next(iter({e(self.pick(('tuple', 'list')))}), {e()})",
+            lambda: f"len([x for x in {e('tuple')} for y in {e('list')} if x {self.pick(('>', '<', '!='))} y])",
+            lambda: f"sum(v for k, v in {e('dict')}.items() if k != 'k{self.rng.randrange(3)}')",
+            lambda: f"len(f\"{{{self.expr('int', scope, 3)}}}-{{{self.expr('str', scope, 3)}!r}}\")",
+            lambda: f"len(f\"{{({self._int_target(scope)} := {self.literal('int')})}}\")",
+            lambda: f"sum(itertools.accumulate({e('tuple')}))",
+            lambda: f"({self._int_target(scope)} := {e()})",
         ]
         if scope.helpers:
             forms.append(lambda: self._helper_call(scope, depth))
@@ -155,6 +167,9 @@ class Grammar:
             lambda: f"{e('str')}.startswith('a')",
             lambda: f"({e('int')} == {e('bool')})",
             lambda: f"(range({e('int')} % 4) == {e('tuple')})",
+            lambda: f"({e('int')} {self.pick(('<', '<='))} {e('int')} {self.pick(('<', '<=', '!='))} {e('int')})",
+            lambda: f"any(x {self.pick(('>', '==', '<'))} {e('int')} for x in {e(self.pick(('tuple', 'list')))})",
+            lambda: f"isinstance({e(k)}, (int, {self.pick(('str', 'tuple', 'float'))}))",
         ])()
 
     def _str(self, scope: Scope, depth: int) -> str:
@@ -187,6 +202,9 @@ class Grammar:
             lambda: f"tuple({e('dict')}.values())",
             lambda: f"({e()} if {e('bool')} else {e()})",
             lambda: f"tuple(map(abs, {e()}))",
+            lambda: f"tuple(i * x for i, x in enumerate({e()}, {self.pick(SMALL)}))",
+            lambda: f"tuple(sorted({e()}, key=lambda x: {self.pick(('-x', 'x % 3', 'abs(x)'))}))",
+            lambda: f"tuple(range({i()} % 5, {self.pick(('-1', '0'))}, -1))",
         ])()
 
     def _list(self, scope: Scope, depth: int) -> str:
@@ -204,6 +222,10 @@ class Grammar:
             lambda: f"list({e('dict')}.values())",
             lambda: f"({e()} if {e('bool')} else {e()})",
             lambda: f"({e()} or [{i()}])",
+            lambda: f"[*range({i()} % 4)]",
+            lambda: f"{e()}.copy()",
+            lambda: f"[x * y for x in {e('tuple')} for y in {e()}]",
+            lambda: f"list(itertools.accumulate({e('tuple')}))",
         ])()
 
     def _dict(self, scope: Scope, depth: int) -> str:
@@ -213,6 +235,8 @@ class Grammar:
             lambda: f"dict(k0={i()}, k2={i()})",
             lambda: f"{{f'k{{j}}': j * {i()} for j in range(3)}}",
             lambda: f"{{**{self.expr('dict', scope, depth)}, 'k1': {i()}}}",
+            lambda: f"dict(zip(('k0', 'k1', 'k2'), {self.expr('tuple', scope, depth)}))",
+            lambda: f"{{k: v + {i()} for k, v in {self.expr('dict', scope, depth)}.items()}}",
         ])()
 
     # ------------------------------------------------------------------ statements
@@ -308,6 +332,14 @@ class Grammar:
         if scope.changers and r.random() < 0.4:
             return [f"{indent}{self.pick(scope.changers)}({name}, {self.expr('int', scope)})"]
         k = self.pick(("0", "1", "-1"))
+        if r.random() < 0.2:
+            return self.pick([
+                lambda: [f"{indent}{name}[{self.pick(('1:3', ':1', '1:', '::2'))}] = {self.expr('tuple', scope)}"],
+                lambda: [f"{indent}del {name}[{self.pick(('1:', ':1', '::2'))}]"],
+                lambda: [f"{indent}if {self.expr('int', scope)} in {name}:",
+                         f"{indent}    {name}.remove({self.expr('int', scope)})"],
+                lambda: [f"{indent}{name}.clear()"],
+            ])()
         if r.random() < 0.3:
             return [f"{indent}if len({name}) > 1:", f"{indent}    del {name}[{k}]"]
         return [f"{indent}if len({name}) > 1:", f"{indent}    {name}[{k}] = {self.expr('int', scope)}"]
@@ -342,6 +374,8 @@ class Grammar:
                 f"for {var} in {self.expr(self.pick(('tuple', 'list')), scope)}:",
                 f"for _k, {var} in enumerate({self.expr('tuple', scope)}):",
                 f"for {var}, _v in zip({self.expr('tuple', scope)}, {self.expr('list', scope)}):",
+                f"for _k, {var} in {self.expr('dict', scope)}.items():",
+                f"for {var} in range({self.expr('int', scope)} % 5, {self.pick(('-1', '0', '1'))}, -1):",
             ])
         body = self.statements(inner, indent + "    ", depth + 1, r.randrange(1, 3))
         if r.random() < 0.3:   # before or after the body's statements (not inside one)
@@ -366,7 +400,7 @@ class Grammar:
 
     def program(self) -> str:
         scope = Scope()
-        lines = ["import dataclasses", "import functools", "import math", ""]
+        lines = ["import dataclasses", "import functools", "import itertools", "import math", ""]
         for _ in range(self.rng.randrange(0, 3)):
             lines += [*self.helper(scope), ""]
         for _ in range(self.rng.randrange(0, 2)):

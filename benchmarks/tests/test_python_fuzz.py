@@ -82,3 +82,26 @@ def test_the_interpreter_agrees_with_cpython_on_a_sample():
     outcomes = [pf.check(1, i) for i in range(150)]
     assert [o.problem for o in outcomes if o.problem is not None] == []
     assert sum(o.known for o in outcomes) > 0.4 * sum(o.total for o in outcomes)
+
+
+def _program(body: str) -> str:
+    return ("import functools\nimport itertools\n\ndef program():\n"
+            + "".join(f"    {line}\n" for line in body.splitlines()) + "\nresult = program()\n")
+
+
+def test_python_forms_the_grammar_draws_as_cpython_runs_them():
+    """Each was claimed wrong: `enumerate`'s start, `:=` in a comprehension (it binds in
+    the function), a chained comparison after its first false link, an f-string's
+    parts, a dict an unknown number of rounds changes, `next` of a list that may be empty."""
+    exact = _program(
+        "a = [i for i, x in enumerate((5, 6), 2)]\n"
+        "n = 1\nb = [(n := x) for x in (7, 8)]\n"
+        "m = 0\nc = 1 < 0 < (m := 1)\n"
+        "xs = [0, 1]\nd = f'{xs.pop()}-{2.5!r}'\n"
+        "return (a, n, b, m, c, xs, d)")
+    assert _agrees(exact) == (None, True)
+    rounds = _program(
+        "k = 4\nd = {'k0': 4}\nfor i in range(min((2, 3), default=0)):\n    k = d.pop('k0', 0)\n"
+        "ys = [5] if min((2, 3), default=0) > 8 else []\n"
+        "return (k, d, next(iter(ys), 0), functools.reduce(lambda a, b: a + b, ys, 1))")
+    assert _agrees(rounds)[0] is None

@@ -936,8 +936,21 @@ BOOL_OPERAND_KERNELS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(BOOL_OPERAND_KERNELS))
-def test_and_or_give_the_operand_python_gives(name):
-    """`2 or 0` was read as True (then `True - 2` is -1: two false errors)."""
-    definitions, steps, reported = BOOL_OPERAND_KERNELS[name]
+
+
+# Python's order and scopes: `enumerate`'s start, `:=` in a comprehension (it binds in the
+# function), a chained comparison stops at its first false link, an f-string's parts run.
+PYTHON_FORM_KERNELS = {
+    "enumerate-from-its-start": ("", "first = [i for i, x in enumerate((5,), 1)][0]", True),
+    "walrus-in-a-comprehension": ("", "n = 1\n    pairs = [(n := x) for x in (0,)]\n    first = n", False),
+    "chained-comparison-stops": ("", "n = 0\n    ok = 1 < 0 < (n := 1)\n    first = n", False),
+    "f-string-parts-run": ("", "xs = [0, 1]\n    text = f'{xs.pop()}'\n    first = len(xs) - 1", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted({**BOOL_OPERAND_KERNELS, **PYTHON_FORM_KERNELS}))
+def test_operands_and_forms_as_python_runs_them(name):
+    """Each was read otherwise: `2 or 0` as True (then `True - 2` is -1: two false
+    errors); the forms, one missed error (the count from 0) and three false ones."""
+    definitions, steps, reported = {**BOOL_OPERAND_KERNELS, **PYTHON_FORM_KERNELS}[name]
     _judged_by_first(steps, reported, definitions)

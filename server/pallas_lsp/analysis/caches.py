@@ -59,6 +59,7 @@ class Caches:
         # (operation, its arguments) -> the array model's answer (kernels repeat their operations)
         self.array_ops: BoundedMemo[tuple, Any] = BoundedMemo(20_000, 1 / 3)
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
+        self.walrus: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()      # comprehension -> its `:=` names
         self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
         self.parameters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> its parameters
         self.loop_facts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop node -> what its body reads, changes
@@ -72,6 +73,7 @@ class Caches:
         for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical, self.array_ops):
             memo.clear()
         self.nonlocals.clear()
+        self.walrus.clear()
         self.generators.clear()
         self.parameters.clear()
         self.loop_facts.clear()

@@ -37,7 +37,7 @@ LEFT_BLOCKS = 16
 class Block:
     """One top-level statement: its text, where it starts, its (lazily parsed) tree."""
 
-    __slots__ = ("__weakref__", "_starts", "_tree", "index", "offset", "start", "text")
+    __slots__ = ("__weakref__", "_starts", "_tree", "_walrus", "index", "offset", "start", "text")
     shares_trees = True   # a tree parsed once for equal texts (`CACHES.parse`)
 
     def __init__(self, text: str, start: int, offset: int):
@@ -47,6 +47,14 @@ class Block:
         self.index = 0          # position in the module
         self._tree: ast.Module | None | bool = False
         self._starts: array | None = None   # offsets of its lines (compact: kept for every block)
+        self._walrus: bool | None = None
+
+    @property
+    def may_bind_in_expressions(self) -> bool:
+        """Whether its text spells `:=` (read once: a moved line never adds one)."""
+        if self._walrus is None:
+            self._walrus = ":=" in self.text
+        return self._walrus
 
     @property
     def key(self):

@@ -24,6 +24,7 @@ from ..values import (
     SeqOf,
     SuperProxy,
     element,
+    join,
 )
 from .frame import MAX_RANGE_UNROLL, MAX_UNROLL, Arg, CallArgs, Evaluator, Frame
 from .itertools_model import ITERTOOLS
@@ -77,9 +78,13 @@ def _super(ev: Evaluator, call: CallArgs) -> Any:
 
 
 def _enumerate(ev: Evaluator, call: CallArgs) -> Any:
+    """`enumerate(xs, start=0)`: its counts from `start` (unknown ones where it is not known)."""
     v = call.value(0)
+    given = call.param(1, "start")
+    start = given.value if given is not None else Const(0)
+    first = start.value if isinstance(start, Const) and type(start.value) in (int, bool) else None
     if isinstance(v, Seq):
-        return Seq(tuple(Seq((Const(i), x)) for i, x in enumerate(v.items)))
+        return Seq(tuple(Seq((Const(first + i) if first is not None else UNKNOWN, x)) for i, x in enumerate(v.items)))
     return SeqOf(Seq((UNKNOWN, element(v))))
 
 
@@ -145,8 +150,9 @@ def _next(ev: Evaluator, call: CallArgs) -> Any:
     global) cannot be moved on, so its next item is unknown."""
     first = call.positional(0)
     v = first.value if first is not None else UNKNOWN
-    if isinstance(v, SeqOf):
-        return v.item
+    if isinstance(v, SeqOf):   # of any length: the default too, when one is given
+        default = call.positional(1)
+        return join(v.item, default.value) if default is not None else v.item
     if not isinstance(v, Seq) or first is None:
         return UNKNOWN
     if not v.items:

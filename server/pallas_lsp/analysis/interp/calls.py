@@ -36,7 +36,7 @@ from .lists import LIST_METHODS, list_call
 from .mutation import fresh, in_place, rebind, unknown_changed
 from .binding import bind
 from .domain import NOT_MINE, Domain, answering, told_to_domains
-from .envs import ActiveCall, Memoised, signature
+from .envs import ActiveCall, Memoised, join_envs, signature
 from .frame import (
     ANY_KWARGS,
     FOREIGN_STEP_BUDGET,
@@ -49,6 +49,7 @@ from .frame import (
     ForeignBudget,
     Frame,
     Yields,
+    binds_in,
     maybe_runs,
 )
 from .functions import resolve_lazy
@@ -111,15 +112,26 @@ class CallingInterpreter(ABC):
         not run; after one whose truth is not known, they may not."""
         decides = isinstance(node.op, ast.Or)   # `or` is decided by a true operand, `and` by a false one
         known = True
+        binds = binds_in(node, frame)
+        ends: list[dict] = []   # with `:=` in it, the states it may end in
         with ExitStack() as unsure:
             for operand in node.values:
                 t = self.condition(operand, frame)
                 if t is decides:
-                    return decides
+                    return self.ended(binds, ends, decides)
+                if t is None and binds is not None:
+                    ends.append(dict(binds.env))
                 if t is None and known:
                     known = False
                     unsure.enter_context(maybe_runs(self.ctx))
-        return (not decides) if known else None
+        return self.ended(binds, ends, (not decides) if known else None)
+
+    def ended(self, binds: Frame | None, ends: list[dict], value: Any) -> Any:
+        """`value`, with the frame `:=` binds in (`binds`) left in the join of the states
+        an expression may end in (`ends`, and the state now)."""
+        if binds is not None and ends:
+            binds.env = join_envs([*ends, binds.env], self.ctx.merged)
+        return value
 
     # ------------------------------------------------------------------ arguments
     def eval_args(self, node: ast.Call, frame: Frame) -> tuple[list[ArgOrStar], dict[str, Arg]] | None:

@@ -40,11 +40,12 @@ from ..values import (
 )
 from .binding import defaults_of
 from .domain import NOT_MINE
-from .envs import join_held
-from .frame import INTERRUPT_EVERY, MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, maybe_runs
+from .envs import join_envs, join_held
+from .frame import INTERRUPT_EVERY, MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, binds_in, maybe_runs, walrus_frame
 from .builtins import CONSTANTS
 from .operators import PLAIN, binop, compare
 from .statements import StatementInterpreter
+from .syntax import walrus_targets
 
 Comprehension = ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
 
@@ -225,7 +226,14 @@ class Interpreter(StatementInterpreter):
         inner.stmt = frame.stmt
         inner.scope = node  # a comprehension is a scope of its own
         out: list[Any] = []
+        binds = binds_in(node, frame)
+        before = dict(binds.env) if binds is not None else None
         exact = self._generate(node, node.generators, inner, out)
+        if binds is not None and before is not None and isinstance(node, ast.GeneratorExp):
+            # items are made as they are taken, and `any`, `next`, ... may not take them all
+            binds.env.update((name, UNKNOWN) for name in walrus_targets(node))
+        elif binds is not None and before is not None and not exact:   # `:=` in items that may not run
+            binds.env = join_envs([before, binds.env], self.ctx.merged)
         frame.created.extend(inner.created)
         if isinstance(node, ast.DictComp):
             keys = [k for k, _ in out]
@@ -327,7 +335,17 @@ class Interpreter(StatementInterpreter):
         if cond is False:
             return self.eval(node.orelse, frame)
         with maybe_runs(self.ctx):
-            return self.joined((self.eval(node.body, frame), self.eval(node.orelse, frame)))
+            binds = binds_in(node, frame)
+            if binds is None:
+                return self.joined((self.eval(node.body, frame), self.eval(node.orelse, frame)))
+            # `:=` on one side: each side from the same state
+            base = binds.env
+            binds.env = dict(base)
+            body = self.eval(node.body, frame)
+            after_body, binds.env = binds.env, dict(base)
+            orelse = self.eval(node.orelse, frame)
+            binds.env = join_envs([after_body, binds.env], self.ctx.merged)
+            return self.joined((body, orelse))
 
     def joined(self, values: tuple) -> Any:
         """What one of these values gives, not known which (a list or dict joined is
@@ -354,19 +372,30 @@ class Interpreter(StatementInterpreter):
         return UNKNOWN
 
     def _compare(self, node: ast.Compare, frame: Frame) -> Any:
+        """`a < b < c` is `a < b and b < c` (`b` evaluated once): it stops at the first
+        comparison that is false; those after one not known may not run."""
         left = self.eval(node.left, frame)
+        if len(node.ops) == 1:   # (most comparisons)
+            r = self.compare(node.ops[0], left, self.eval(node.comparators[0], frame), node, frame)
+            return r if isinstance(r, DomainValue) else Const(r) if r is not None else UNKNOWN
         result: bool | None = True
-        for op, c in zip(node.ops, node.comparators):
-            right = self.eval(c, frame)
-            r = self.compare(op, left, right, node, frame) if result is not None else None
-            if isinstance(r, DomainValue):   # an elementwise comparison (`x > 0`): a value
-                return r if len(node.ops) == 1 else UNKNOWN
-            if r is False:
-                result = False
-            elif r is None and result is True:
-                result = None
-            left = right
-        return Const(result) if result is not None else UNKNOWN
+        binds = binds_in(node, frame)
+        ends: list[dict] = []
+        with ExitStack() as unsure:
+            for op, c in zip(node.ops, node.comparators):
+                right = self.eval(c, frame)
+                r = self.compare(op, left, right, node, frame)
+                if isinstance(r, DomainValue):   # an elementwise comparison (`x > 0`): a value
+                    return self.ended(binds, ends, r if len(node.ops) == 1 else UNKNOWN)
+                if r is False:
+                    return self.ended(binds, ends, Const(False))
+                if r is None and result is True:
+                    result = None
+                    if binds is not None:
+                        ends.append(dict(binds.env))
+                    unsure.enter_context(maybe_runs(self.ctx))
+                left = right
+        return self.ended(binds, ends, Const(result) if result is not None else UNKNOWN)
 
     def compare(self, op: ast.cmpop, left: Any, right: Any,
                 node: ast.AST | None = None, frame: Frame | None = None) -> Any:
@@ -385,17 +414,23 @@ class Interpreter(StatementInterpreter):
         last, as it is; the join of those that may, when truths are not known."""
         decides = isinstance(node.op, ast.Or)
         may_give: list[Any] = []
+        # With `:=` in it, the states it may end in: after each operand from the first
+        # whose truth is not known on (those after it may not run).
+        binds = binds_in(node, frame)
+        ends: list[dict] = []
         with ExitStack() as unsure:
             for operand in node.values[:-1]:
                 value = self.eval(operand, frame)
                 t = self.truth_of(value, operand, frame)
                 if t is decides:
-                    return self.joined((*may_give, value))
+                    return self.ended(binds, ends, self.joined((*may_give, value)))
                 if t is None:
                     may_give.append(value)
+                    if binds is not None:
+                        ends.append(dict(binds.env))
                     if len(may_give) == 1:   # the operands after it may not run
                         unsure.enter_context(maybe_runs(self.ctx))
-            return self.joined((*may_give, self.eval(node.values[-1], frame)))
+            return self.ended(binds, ends, self.joined((*may_give, self.eval(node.values[-1], frame))))
 
     # ------------------------------------------------------------------ the rest
     def _lambda(self, node: ast.Lambda, frame: Frame) -> Any:
@@ -404,9 +439,35 @@ class Interpreter(StatementInterpreter):
         return func
 
     def _named_expr(self, node: ast.NamedExpr, frame: Frame) -> Any:
+        """`(n := v)` binds `n` in the function around it, also from a comprehension."""
         v = self.eval(node.value, frame)
-        self.assign(node.target, v, frame)
+        self.assign(node.target, v, walrus_frame(frame))
         return v
+
+    def _formatted(self, node: ast.JoinedStr, frame: Frame) -> Any:
+        """An f-string: its parts evaluated in order (they may call and bind); the text
+        where each is a known constant formatted plainly."""
+        parts: list[str] | None = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                text: str | None = part.value
+            elif isinstance(part, ast.FormattedValue):
+                text = _plain_format(self.eval(part.value, frame), part.conversion)
+                if part.format_spec is not None:
+                    self.eval(part.format_spec, frame)
+                    text = None
+            else:
+                text = None
+            parts = parts + [text] if parts is not None and text is not None else None
+        return Const("".join(parts)) if parts is not None else UNKNOWN
+
+    def _unmodelled(self, node: ast.expr, frame: Frame) -> Any:
+        """An expression whose value is not modelled (`{a, b}`, `await x`): what it
+        evaluates still runs, in order."""
+        for part in ast.iter_child_nodes(node):
+            if isinstance(part, ast.expr):
+                self.eval(part, frame)
+        return UNKNOWN
 
     def _starred(self, node: ast.Starred, frame: Frame) -> Any:
         return self.eval(node.value, frame)
@@ -439,4 +500,15 @@ _EXPRESSIONS: dict[type, Callable[[Interpreter, Any, Frame], Any]] = {
     ast.Yield: Interpreter._yield,
     ast.YieldFrom: Interpreter._yield_from,
     ast.Slice: Interpreter._slice,
+    ast.JoinedStr: Interpreter._formatted,
+    ast.Set: Interpreter._unmodelled,
+    ast.Await: Interpreter._unmodelled,
 }
+
+
+def _plain_format(value: Any, conversion: int) -> str | None:
+    """`f"{v}"` (`!s`, `!r`, `!a`) of a known constant; None for anything else."""
+    if not isinstance(value, Const) or type(value.value) not in (int, float, bool, str, type(None)):
+        return None
+    v = value.value
+    return repr(v) if conversion == ord("r") else ascii(v) if conversion == ord("a") else str(v)

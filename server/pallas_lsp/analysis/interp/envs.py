@@ -106,6 +106,8 @@ def same(a: Any, b: Any, depth: int = 0) -> bool:
         return len(a.items) == len(b.items) and all(same(x, y, depth + 1) for x, y in zip(a.items, b.items))
     if isinstance(a, SeqOf):
         return same(a.item, b.item, depth + 1)
+    if isinstance(a, Mapping):
+        return a.items.keys() == b.items.keys() and all(same(v, b.items[k], depth + 1) for k, v in a.items.items())
     return False
 
 
@@ -147,6 +149,8 @@ def _structural(value: Any, depth: int = 0) -> bool:
         return True
     if type(value) in (Seq, Range, SeqTail) and depth < 6:
         return all(_structural(v, depth + 1) for v in value.items)
+    if type(value) is Mapping and depth < 6:
+        return all(_structural(v, depth + 1) for v in value.items.values())
     return type(value) is SeqOf and depth < 6 and _structural(value.item, depth + 1)
 
 

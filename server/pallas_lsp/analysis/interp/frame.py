@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from ..values import UNKNOWN, Loc
 from .merges import Merges
+from .syntax import walrus_targets
 
 MAX_DEPTH = 32
 MAX_UNROLL = 16
@@ -129,6 +130,24 @@ class Frame:
         while f is not None and name not in f.env:
             f = f.parent
         return f
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+
+
+def binds_in(node: ast.AST, frame: Frame) -> Frame | None:
+    """The frame a `:=` in `node` binds in (None: `node` has none)."""
+    block = frame.block
+    if block is not None and not block.may_bind_in_expressions or not walrus_targets(node):
+        return None
+    return walrus_frame(frame)
+
+
+def walrus_frame(frame: Frame) -> Frame:
+    """The frame `:=` binds in: the first one that is not a comprehension's own."""
+    while isinstance(frame.scope, _COMPREHENSIONS) and frame.parent is not None:
+        frame = frame.parent
+    return frame
 
 
 @dataclass(slots=True)

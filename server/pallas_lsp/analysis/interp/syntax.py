@@ -1,4 +1,5 @@
-"""Facts read off the syntax: imports, `nonlocal`, pattern names, import-error handlers."""
+"""Facts read off the syntax: imports, `nonlocal`, `:=` in comprehensions, pattern names,
+import-error handlers."""
 
 from __future__ import annotations
 
@@ -34,6 +35,23 @@ def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[
             elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 stack.extend(ast.iter_child_nodes(n))
         cached = memo[fnode] = frozenset(out)
+    return cached
+
+
+def walrus_targets(comprehension: ast.AST) -> frozenset[str]:
+    """Names a comprehension binds with `:=` (in the function around it), memoised."""
+    memo = CACHES.walrus
+    cached = memo.get(comprehension)
+    if cached is None:
+        out = set()
+        stack = list(ast.iter_child_nodes(comprehension))
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
+                out.add(n.target.id)
+            if not isinstance(n, ast.Lambda):
+                stack.extend(ast.iter_child_nodes(n))
+        cached = memo[comprehension] = frozenset(out)
     return cached
 
 
