@@ -170,6 +170,7 @@ class Grammar:
             lambda: f"({e('int')} {self.pick(('<', '<='))} {e('int')} {self.pick(('<', '<=', '!='))} {e('int')})",
             lambda: f"any(x {self.pick(('>', '==', '<'))} {e('int')} for x in {e(self.pick(('tuple', 'list')))})",
             lambda: f"isinstance({e(k)}, (int, {self.pick(('str', 'tuple', 'float'))}))",
+            lambda: "(os.environ.get('PALLAS_LSP_FUZZ_UNSET') is None)",   # True, but not known to the interpreter
         ])()
 
     def _str(self, scope: Scope, depth: int) -> str:
@@ -400,7 +401,7 @@ class Grammar:
 
     def program(self) -> str:
         scope = Scope()
-        lines = ["import dataclasses", "import functools", "import itertools", "import math", ""]
+        lines = ["import dataclasses", "import functools", "import itertools", "import math", "import os", ""]
         for _ in range(self.rng.randrange(0, 3)):
             lines += [*self.helper(scope), ""]
         for _ in range(self.rng.randrange(0, 2)):
