@@ -59,7 +59,7 @@ class Caches:
         # (operation, its arguments) -> the array model's answer (kernels repeat their operations)
         self.array_ops: BoundedMemo[tuple, Any] = BoundedMemo(20_000, 1 / 3)
         self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
-        self.walrus: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()      # comprehension -> its `:=` names
+        self.walrus: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()      # expression -> the names its `:=` bind
         self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
         self.parameters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> its parameters
         self.loop_facts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop node -> what its body reads, changes

@@ -41,13 +41,23 @@ from ..values import (
 from .binding import defaults_of
 from .domain import NOT_MINE
 from .envs import join_envs, join_held
-from .frame import INTERRUPT_EVERY, MAX_UNROLL, MAX_UNROLL_NESTING, Arg, Context, Frame, binds_in, maybe_runs, walrus_frame
+from .frame import (
+    INTERRUPT_EVERY,
+    MAX_UNROLL,
+    MAX_UNROLL_NESTING,
+    Arg,
+    Comprehension,
+    Context,
+    Frame,
+    binds_in,
+    maybe_runs,
+    walrus_frame,
+)
 from .builtins import CONSTANTS
 from .operators import PLAIN, binop, compare
 from .statements import StatementInterpreter
 from .syntax import walrus_targets
 
-Comprehension = ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
 
 
 _DICT_VIEWS = ("keys", "values", "items")
@@ -227,9 +237,10 @@ class Interpreter(StatementInterpreter):
         inner.scope = node  # a comprehension is a scope of its own
         out: list[Any] = []
         binds = binds_in(node, frame)
-        before = dict(binds.env) if binds is not None else None
+        lazy = isinstance(node, ast.GeneratorExp)
+        before = dict(binds.env) if binds is not None and not lazy else None
         exact = self._generate(node, node.generators, inner, out)
-        if binds is not None and before is not None and isinstance(node, ast.GeneratorExp):
+        if binds is not None and lazy:
             # items are made as they are taken, and `any`, `next`, ... may not take them all
             binds.env.update((name, UNKNOWN) for name in walrus_targets(node))
         elif binds is not None and before is not None and not exact:   # `:=` in items that may not run
@@ -385,8 +396,8 @@ class Interpreter(StatementInterpreter):
             for op, c in zip(node.ops, node.comparators):
                 right = self.eval(c, frame)
                 r = self.compare(op, left, right, node, frame)
-                if isinstance(r, DomainValue):   # an elementwise comparison (`x > 0`): a value
-                    return self.ended(binds, ends, r if len(node.ops) == 1 else UNKNOWN)
+                if isinstance(r, DomainValue):   # elementwise, in a chain (`0 <= x < n`)
+                    return self.ended(binds, ends, UNKNOWN)
                 if r is False:
                     return self.ended(binds, ends, Const(False))
                 if r is None and result is True:
@@ -447,19 +458,20 @@ class Interpreter(StatementInterpreter):
     def _formatted(self, node: ast.JoinedStr, frame: Frame) -> Any:
         """An f-string: its parts evaluated in order (they may call and bind); the text
         where each is a known constant formatted plainly."""
-        parts: list[str] | None = []
+        texts: list[str] = []
+        known = True
         for part in node.values:
-            if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                text: str | None = part.value
-            elif isinstance(part, ast.FormattedValue):
+            text = part.value if isinstance(part, ast.Constant) and isinstance(part.value, str) else None
+            if isinstance(part, ast.FormattedValue):
                 text = _plain_format(self.eval(part.value, frame), part.conversion)
                 if part.format_spec is not None:
                     self.eval(part.format_spec, frame)
                     text = None
+            if text is None:
+                known = False
             else:
-                text = None
-            parts = parts + [text] if parts is not None and text is not None else None
-        return Const("".join(parts)) if parts is not None else UNKNOWN
+                texts.append(text)
+        return Const("".join(texts)) if known else UNKNOWN
 
     def _unmodelled(self, node: ast.expr, frame: Frame) -> Any:
         """An expression whose value is not modelled (`{a, b}`, `await x`): what it

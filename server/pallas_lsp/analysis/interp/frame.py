@@ -132,20 +132,20 @@ class Frame:
         return f
 
 
-_COMPREHENSIONS = (ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+Comprehension = ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp
 
 
 def binds_in(node: ast.AST, frame: Frame) -> Frame | None:
     """The frame a `:=` in `node` binds in (None: `node` has none)."""
     block = frame.block
-    if block is not None and not block.may_bind_in_expressions or not walrus_targets(node):
+    if (block is not None and not block.may_bind_in_expressions) or not walrus_targets(node):
         return None
     return walrus_frame(frame)
 
 
 def walrus_frame(frame: Frame) -> Frame:
     """The frame `:=` binds in: the first one that is not a comprehension's own."""
-    while isinstance(frame.scope, _COMPREHENSIONS) and frame.parent is not None:
+    while isinstance(frame.scope, Comprehension) and frame.parent is not None:
         frame = frame.parent
     return frame
 

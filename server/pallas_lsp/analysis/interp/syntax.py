@@ -1,4 +1,4 @@
-"""Facts read off the syntax: imports, `nonlocal`, `:=` in comprehensions, pattern names,
+"""Facts read off the syntax: imports, `nonlocal`, `:=` in expressions, pattern names,
 import-error handlers."""
 
 from __future__ import annotations
@@ -38,20 +38,20 @@ def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[
     return cached
 
 
-def walrus_targets(comprehension: ast.AST) -> frozenset[str]:
-    """Names a comprehension binds with `:=` (in the function around it), memoised."""
+def walrus_targets(node: ast.AST) -> frozenset[str]:
+    """Names a `:=` in an expression binds (not in its lambdas), memoised."""
     memo = CACHES.walrus
-    cached = memo.get(comprehension)
+    cached = memo.get(node)
     if cached is None:
         out = set()
-        stack = list(ast.iter_child_nodes(comprehension))
+        stack = list(ast.iter_child_nodes(node))
         while stack:
             n = stack.pop()
             if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name):
                 out.add(n.target.id)
             if not isinstance(n, ast.Lambda):
                 stack.extend(ast.iter_child_nodes(n))
-        cached = memo[comprehension] = frozenset(out)
+        cached = memo[node] = frozenset(out)
     return cached
 
 
