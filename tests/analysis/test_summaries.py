@@ -327,3 +327,30 @@ def test_every_budget_for_other_modules_gives_what_a_fresh_analysis_gives(tmp_pa
         assert got == said(ModuleAnalyzer(path, workspace=ws), text), budget
         seen.add(got)
     assert len(seen) > 1   # some budgets cut `grown` short, others do not
+
+
+def test_an_entry_that_ran_out_of_steps_runs_once_after_an_edit_of_it(tmp_path, monkeypatch):
+    """Steps for other modules' code ran out in `run`: the entry each edit of it makes runs
+    once, without remembered calls (with them it would run out again and be made again),
+    and says what a fresh analysis says."""
+    monkeypatch.setattr(calls, "FOREIGN_STEP_BUDGET", 40)
+    path = make_package(tmp_path)
+    ws = Workspace([str(tmp_path)])
+    spec = "in_specs=[pl.BlockSpec(memory_space=pltpu.ANY), spec]"
+    texts = [KERNEL.replace(spec, spec.replace("spec]", "spec" + " " * n + "]")) for n in range(1, 4)]
+    fresh = [said(ModuleAnalyzer(path, workspace=ws), text) for text in texts]
+    runs = []
+    run_block = ModuleAnalyzer._run_block
+
+    def counted(block, state, domains, collect, arrays, summaries):
+        ctx, interp, complete = run_block(block, state, domains, collect, arrays, summaries)
+        runs.append((block.start, collect, ctx.cut))
+        return ctx, interp, complete
+
+    monkeypatch.setattr(ModuleAnalyzer, "_run_block", staticmethod(counted))
+    analyzer = ModuleAnalyzer(path, workspace=ws)
+    analyzer.analyze(KERNEL)
+    for text, expected in zip(texts, fresh):
+        runs.clear()
+        assert said(analyzer, text) == expected
+        assert runs == [(24, True, True)]   # `run`, once, out of steps

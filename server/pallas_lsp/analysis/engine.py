@@ -96,6 +96,15 @@ def _counted_apart(ctx: Context, complete: bool) -> bool:
     return bool(ctx.summary_hits) and (ctx.cut or not complete)
 
 
+def _ran_out_before(stale: list, added: set) -> set:
+    """The blocks whose last run ran out of steps, and the blocks an edit made of one (the
+    new text of a definition binds its name): their next run takes no remembered call. It
+    would run out again and be made again without them, which decides (`_counted_apart`)."""
+    cut = {block for block, result in stale if result.cut}
+    names = {name for block in cut for name in block_names(block)}
+    return cut | {block for block in added if not names.isdisjoint(block_names(block))} if names else cut
+
+
 _SKIPPED = EntryResult(skipped=True)
 _INVOKED = EntryResult(invoked=True)
 
@@ -206,7 +215,7 @@ class ModuleAnalyzer:
                     stale.append((block, cached))
             else:
                 entries[block] = cached
-        self._cut_before = {block for block, result in stale if result.cut}
+        self._cut_before = _ran_out_before(stale, new - old)
         self._remembered = 0
         try:
             ran = self._run_todo(entries, todo, state, cancelled)
