@@ -351,7 +351,8 @@ class Grammar:
         name = self.name("c")
         step = self.pick(("xs.append(x)", "xs += (x, x)", "xs.insert(0, x)", "ys = xs\n    ys.append(x)",
                           "xs = xs + [x]\n    xs.append(x)", "if xs:\n        xs[0] = x",
-                          "if xs:\n        del xs[-1]"))
+                          "if xs:\n        del xs[-1]",
+                          "if os.environ.get('PALLAS_LSP_FUZZ_UNSET') is not None:\n        xs.append(x)"))
         scope.changers.append(name)
         return [f"def {name}(xs, x):", f"    {step}", "    return len(xs)"]
 

@@ -33,7 +33,7 @@ from ..values import (
 from . import builtins
 from .dicts import DICT_METHODS, dict_call
 from .lists import LIST_METHODS, list_call
-from .mutation import fresh, in_place, rebind, unknown_changed
+from .mutation import fresh, in_place, rebind, settled, unknown_changed
 from .binding import bind
 from .domain import NOT_MINE, Domain, answering, told_to_domains
 from .envs import ActiveCall, Memoised, join_envs, signature
@@ -407,6 +407,8 @@ class CallingInterpreter(ABC):
         fnode = func.node
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
         callee_frame.scope = fnode
+        ctx = self.ctx
+        callee_frame.level = ctx.uncertain - ctx.staged + ctx.summarising   # (`traced_uncertainty`, inlined)
         text = func.block.text if func.block is not None else None
         nonlocals = nonlocal_names(fnode, text)
         if nonlocals:
@@ -494,7 +496,8 @@ class CallingInterpreter(ABC):
         if isinstance(owner, Instance):
             owner.fields[name] = done.after
         elif isinstance(target, ast.Name):
-            (frame.holder(target.id) or frame).env[target.id] = done.after
+            holder = frame.holder(target.id) or frame
+            holder.env[target.id] = settled(self.ctx, holder, base, done.after)
         if func.attr in CHANGING_METHODS:   # the container itself changed: every holder sees it
             rebind(self.ctx, frame, base, done.after)
         return done.result

@@ -235,6 +235,7 @@ class Interpreter(StatementInterpreter):
         inner = Frame({}, frame, frame.block, frame.func, frame.depth, frame.path)
         inner.stmt = frame.stmt
         inner.scope = node  # a comprehension is a scope of its own
+        inner.level = self.ctx.traced_uncertainty
         out: list[Any] = []
         binds = binds_in(node, frame)
         lazy = isinstance(node, ast.GeneratorExp)

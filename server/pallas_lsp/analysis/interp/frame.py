@@ -98,8 +98,8 @@ class CallArgs:
 class Frame:
     """One activation: a function call, or a module block being executed."""
 
-    __slots__ = ("block", "created", "depth", "env", "exits", "func", "loops", "module", "nonlocals", "parent",
-                 "path", "returns", "scope", "stmt", "uncertain", "yields")
+    __slots__ = ("block", "created", "depth", "env", "exits", "func", "level", "loops", "module", "nonlocals",
+                 "parent", "path", "returns", "scope", "stmt", "uncertain", "yields")
 
     def __init__(self, env: dict[str, Any], parent: Frame | None, block: Any, func: Any = None, depth: int = 0,
                  path: str | None = None, module: Any = None) -> None:
@@ -117,6 +117,9 @@ class Frame:
         self.nonlocals: frozenset[str] | tuple[()] = ()  # names this frame assigns in an enclosing frame
         self.scope: ast.AST | None = None  # identity of the Python scope (for index hints)
         self.uncertain = 0             # what it added to `Context.uncertain` until it returns
+        # The `Context.traced_uncertainty` its own statements run at: a change of its names made
+        # deeper (by a callee, in an operand that may not run) may not happen: it is joined.
+        self.level = 0
         self.path = path
         # The module whose globals a module-level frame sees (None: inherit / the entry's).
         self.module: Any = module if module is not None else (parent.module if parent is not None else None)
@@ -262,8 +265,14 @@ class Context:
     @property
     def uncertainty(self) -> int:
         """How deep the code being run is in code that may not run or runs an unknown
-        number of times (`values.Instance.level`)."""
+        number of times."""
         return self.uncertain + self.summarising
+
+    @property
+    def traced_uncertainty(self) -> int:
+        """The same for the Python that runs as the kernel is traced (`values.Instance.level`,
+        `Frame.level`): staged code counts not, JAX traces it once whatever runs of it happen."""
+        return self.uncertain - self.staged + self.summarising
 
     @property
     def certain(self) -> bool:
@@ -289,6 +298,26 @@ class maybe_runs:
     def __exit__(self, *exc: object) -> None:
         self.ctx.uncertain -= 1
         self.ctx.staged -= self.staged
+
+
+class forked(maybe_runs):
+    """`with forked(ctx, frame):` run a branch of `frame` that may not run on a state of
+    its own (the caller joins the states): there its changes of its names are certain."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, ctx: Context, frame: Frame) -> None:
+        self.ctx, self.staged, self.frame = ctx, False, frame
+
+    def __enter__(self) -> None:   # (`maybe_runs` and `traced_uncertainty`, inlined: entered at every branch)
+        ctx = self.ctx
+        ctx.uncertain += 1
+        self.frame.level = ctx.uncertain - ctx.staged + ctx.summarising
+
+    def __exit__(self, *exc: object) -> None:
+        ctx = self.ctx
+        ctx.uncertain -= 1
+        self.frame.level = ctx.uncertain - ctx.staged + ctx.summarising
 
 
 class Evaluator(Protocol):

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..values import SCALAR, UNKNOWN, Const, Instance, Mapping, Seq, SeqOf, SeqTail, join
 from .dicts import NO_KEY, dict_key
+from .envs import join_held
 from .frame import Context, Frame
 
 _MAX_NESTING = 4
@@ -83,14 +84,29 @@ def rebind(ctx: Context, frame: Frame, old: Any, new: Any, depth: int = 0, done:
     return held
 
 
+def settled(ctx: Context, frame: Frame, old: Any, new: Any) -> Any:
+    """What a name of `frame` holding `old` holds after a change to `new` made where the
+    frame's own statements do not run it for certain (`Frame.level`): either."""
+    if ctx.traced_uncertainty <= frame.level or new is old:
+        return new
+    return join_held((old, new), {}, ctx.merged)
+
+
 def _give(ctx: Context, frame: Frame, old: Any, new: Any) -> bool:
     seen: set[int] = set()
     held = elsewhere = False
+    uncertainty, either = ctx.traced_uncertainty, None
     for start in (frame, *(a.caller for a in ctx.active)):
         f = start
         while f is not None and id(f) not in seen:
             seen.add(id(f))
-            if _rebound(f.env, old, new):
+            if f.level < uncertainty:   # the change may not happen for this frame: either
+                if either is None and _rebound(f.env, old, old):   # (no change: whether it holds `old`)
+                    either = join(old, new)   # one value for every such holder
+                given = either
+            else:
+                given = new
+            if given is not None and _rebound(f.env, old, given):
                 held = True
                 elsewhere = elsewhere or f is not frame
             f = f.parent
@@ -173,7 +189,7 @@ def write_field(ctx: Context, obj: Instance, name: str, value: Any) -> None:
     """`obj.name = value`, which every holder of `obj` sees (an effect of the call being
     run): joined with the field's value when `obj` was made where the write may not happen."""
     old = obj.fields.get(name)
-    if old is not None and obj.level < ctx.uncertainty:
+    if old is not None and obj.level < ctx.traced_uncertainty:
         value = join(old, value)
     obj.fields[name] = value
     ctx.effects += 1

@@ -31,7 +31,7 @@ from ..values import (
 from .binding import defaults_of
 from .calls import CallingInterpreter
 from .envs import CONTAINERS, env_same, join_envs, read_changed, same, tracked_changed
-from .mutation import in_place, item_deleted, item_written, rebind, unknown_changed, write_field
+from .mutation import in_place, item_deleted, item_written, rebind, settled, unknown_changed, write_field
 from .frame import (
     INTERRUPT_EVERY,
     MAX_LOOP_ROUNDS,
@@ -43,7 +43,7 @@ from .frame import (
     Binding,
     Frame,
     LoopExits,
-    maybe_runs,
+    forked,
 )
 from .syntax import catches_import_error, loop_facts, pattern_names
 
@@ -219,7 +219,7 @@ class StatementInterpreter(CallingInterpreter):
         if cond is False:
             return self.run_body(s.orelse, frame)
         base = frame.env
-        with maybe_runs(self.ctx):
+        with forked(self.ctx, frame):
             frame.env = dict(base)
             a_falls = self.run_body(s.body, frame)
             env_a = frame.env
@@ -231,6 +231,8 @@ class StatementInterpreter(CallingInterpreter):
             # One branch left the function (or loop): what follows may not run.
             self.ctx.uncertain += 1
             frame.uncertain += 1
+        ctx = self.ctx
+        frame.level = ctx.uncertain - ctx.staged + ctx.summarising   # its own changes after it are certain on its path
         frame.env = join_envs(live, self.ctx.merged) if live else env_a
         return bool(live)
 
@@ -328,10 +330,12 @@ class StatementInterpreter(CallingInterpreter):
             if bind_target:
                 bind_target()
             self.ctx.summarising += 1
+            frame.level = self.ctx.traced_uncertainty   # a round changes a state of its own
             try:
                 going_on, broke = self.loop_body(s.body, frame)
             finally:
                 self.ctx.summarising -= 1
+                frame.level = self.ctx.traced_uncertainty
             breaks += broke
             new = join_envs([state, *going_on], self.ctx.merged)
             if env_same(state, new) or not (tracked_changed(state, new) or read_changed(state, new, loop_facts(s).reads)):
@@ -343,7 +347,7 @@ class StatementInterpreter(CallingInterpreter):
             state = {k: (v if same(v, frame.env.get(k, UNKNOWN)) else UNKNOWN) for k, v in state.items()}
         frame.env = state
         if s.orelse:
-            with maybe_runs(self.ctx) if breaks else nullcontext():   # runs when no `break` does
+            with forked(self.ctx, frame) if breaks else nullcontext():   # runs when no `break` does
                 self.run_body(s.orelse, frame)
         self._leave([frame.env, *breaks], frame)
 
@@ -377,7 +381,7 @@ class StatementInterpreter(CallingInterpreter):
             frame.env = join_envs([base, frame.env], self.ctx.merged) if envs else dict(base)
             if h.name:
                 frame.env[h.name] = UNKNOWN
-            with maybe_runs(self.ctx):
+            with forked(self.ctx, frame):
                 if self.run_body(h.body, frame):
                     envs.append(frame.env)
         frame.env = join_envs(envs, self.ctx.merged) if envs else dict(base)
@@ -393,7 +397,7 @@ class StatementInterpreter(CallingInterpreter):
             frame.env = dict(base)
             for name in pattern_names(case.pattern):
                 frame.env[name] = UNKNOWN
-            with maybe_runs(self.ctx):
+            with forked(self.ctx, frame):
                 falls = self.run_body(case.body, frame)
             if falls:
                 envs.append(frame.env)
@@ -454,10 +458,10 @@ class StatementInterpreter(CallingInterpreter):
             while f is not None and name not in f.env:
                 f = f.parent
             if f is not None:
-                f.env[name] = value
+                f.env[name] = settled(self.ctx, f, f.env[name], value)
                 self.ctx.effects += 1   # a change outside the frame: the call is not memoised
                 return
-        frame.env[name] = value
+        frame.env[name] = value   # (a `:=` where it may not run: `CallingInterpreter.ended`)
 
     def _assign_unpack(self, elts: list[ast.expr], value: Any, frame: Frame) -> None:
         star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
@@ -531,6 +535,7 @@ class StatementInterpreter(CallingInterpreter):
 
     def _class_body(self, cls: ClassV, s: ast.ClassDef, frame: Frame) -> None:
         body_frame = Frame({}, frame, frame.block, depth=frame.depth, path=frame.path)
+        body_frame.level = self.ctx.traced_uncertainty
         fields = []
         for stmt in s.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -553,7 +558,7 @@ class StatementInterpreter(CallingInterpreter):
 
     def instantiate(self, cls: ClassV, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None,
                     frame: Frame) -> Any:
-        inst = Instance(cls, level=self.ctx.uncertainty)
+        inst = Instance(cls, level=self.ctx.traced_uncertainty)
         init = cls.lookup("__init__")
         if isinstance(init, Func):
             self.call_function(init, [Arg(inst, None), *args], kwargs, node, frame, helper=True)
