@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..arrays.loops import check_carry
-from ..arrays.values import ArrayValue, loop_index
+from ..arrays.values import loop_index
 from ..interp.frame import (
     STAR,
     Arg,
@@ -338,12 +338,8 @@ def emit_pipeline(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
 
 
 def when(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
-    """`pl.when(c)`: JAX calls the body when `c` is the Python bool True, and traces it
-    (under `lax.cond`) when `c` is a JAX value, whatever its value."""
     first = call.positional(0)
-    if first is None:
-        return WhenDecorator(None)
-    return WhenDecorator(ev.truth(first.value), isinstance(first.value, ArrayValue))
+    return WhenDecorator(ev.truth(first.value) if first is not None else None)
 
 
 def loop(ev: Evaluator, spec: Invoker, call: CallArgs) -> Any:
@@ -530,8 +526,8 @@ def apply_when(ev: Evaluator, value: WhenDecorator, call: CallArgs) -> Any:
                 first.value.analysed = True
         elif value.condition is True:
             ev.call(first.value, [], {}, call.node, call.frame, helper=False)
-        else:   # JAX traces the body either way when the condition is traced
-            with maybe_runs(ev.ctx, staged=value.traced):
+        else:
+            with maybe_runs(ev.ctx, staged=True):   # JAX traces the body either way
                 ev.call(first.value, [], {}, call.node, call.frame, helper=False)
     return UNKNOWN
 

@@ -151,7 +151,6 @@ class DescriptorCall(DomainValue):
 @dataclass(frozen=True, eq=False)
 class WhenDecorator(DomainValue):
     condition: bool | None        # static truth of the condition, when known
-    traced: bool = False          # a JAX value (not a Python bool, which JAX does not trace)
 
 
 @dataclass(frozen=True, eq=False)
