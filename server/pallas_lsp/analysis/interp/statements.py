@@ -231,8 +231,7 @@ class StatementInterpreter(CallingInterpreter):
             # One branch left the function (or loop): what follows may not run.
             self.ctx.uncertain += 1
             frame.uncertain += 1
-        ctx = self.ctx
-        frame.level = ctx.uncertain - ctx.staged + ctx.summarising   # its own changes after it are certain on its path
+            frame.level += 1   # (`forked` left it at the depth before) its own changes on its path are certain
         frame.env = join_envs(live, self.ctx.merged) if live else env_a
         return bool(live)
 
