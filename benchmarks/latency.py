@@ -93,21 +93,30 @@ def server_specs(venv):
     }
 
 
+def source_digest():
+    """The digest of what the benchmark venv's pallas-lsp is built from: pyproject.toml,
+    setup.py and the server's source (the venv holds a compiled install, not the source)."""
+    digest = hashlib.sha256()
+    for path in [ROOT / "pyproject.toml", ROOT / "setup.py",
+                 *sorted((ROOT / "server" / "pallas_lsp").rglob("*.py"))]:
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def venv_is_current(venv):
-    """The venv has every server and was built from the current pyproject.toml."""
+    """The venv has every server and its pallas-lsp was built from the current source."""
     needed = [venv_bin(venv, n) for n in ("python", "ruff", "jedi-language-server")]
     if not all(os.access(p, os.X_OK) for p in needed):
         return False
-    stamp = Path(venv) / ".pyproject.sha256"
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    return stamp.exists() and stamp.read_text().strip() == digest
+    stamp = Path(venv) / ".source.sha256"
+    return stamp.exists() and stamp.read_text().strip() == source_digest()
 
 
 def ensure_venv(venv, allow_setup):
     if venv_is_current(venv):
         return
     if not allow_setup:
-        sys.exit(f"latency: benchmark venv missing, incomplete or older than pyproject.toml "
+        sys.exit(f"latency: benchmark venv missing, incomplete or older than the source "
                  f"at {venv}; run: bash {HERE / 'setup_venv.sh'}")
     if Path(venv).resolve() != (HERE / ".venv").resolve():
         sys.exit(f"latency: {venv} is incomplete (setup_venv.sh only builds {HERE / '.venv'})")

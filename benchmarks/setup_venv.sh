@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Create the latency benchmark's own virtual environment (benchmarks/.venv,
 # git-ignored) with the servers it compares against:
-#   - this project (pallas-lsp, installed editable),
+#   - this project (pallas-lsp, installed as a user installs it: its interpreter
+#     compiled with mypyc, see setup.py; pip builds a directory afresh each time),
 #   - ruff (its native `ruff server`),
 #   - jedi-language-server,
 #   - py-spy (optional sampling profiler for --profile),
@@ -20,17 +21,18 @@ fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     "ruff>=0.5" "jedi-language-server>=0.41"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$root"
 # py-spy is only needed for --profile; a platform without a wheel must not
 # break the benchmark itself.
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check py-spy \
     || echo "setup_venv: py-spy unavailable; --profile will fall back to cProfile" >&2
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check tree-sitter tree-sitter-python \
     || echo "setup_venv: tree-sitter unavailable; open_floor.py will skip its parse" >&2
-# latency.py re-runs this script when pyproject.toml (the project's
-# dependencies) no longer matches the one the venv was built from.
-sha256sum "$root/pyproject.toml" | cut -d' ' -f1 > "$venv/.pyproject.sha256"
+# latency.py re-runs this script when the source (pyproject.toml, setup.py, server/)
+# no longer matches the one the venv's pallas-lsp was built from.
+"$py" -c "import sys; sys.path.insert(0, '$here'); import latency; print(latency.source_digest())" \
+    > "$venv/.source.sha256"
 "$venv/bin/ruff" --version
 "$venv/bin/jedi-language-server" --version 2>/dev/null || "$venv/bin/python" -c "import jedi_language_server; print('jedi-language-server', jedi_language_server.__version__ if hasattr(jedi_language_server,'__version__') else '')"
-"$venv/bin/python" -c "import pallas_lsp; print('pallas_lsp from', pallas_lsp.__file__)"
+"$venv/bin/pallas-lsp" --version
 echo "benchmark venv ready: $venv"

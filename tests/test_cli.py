@@ -187,10 +187,17 @@ def test_help_and_packaging_say_what_is_checked():
     assert "Pallas kernel checks" in hook and "contract" in hook
 
 
-def test_version():
+def test_version_says_which_interpreter_runs():
+    """An editable install runs the Python source, `pip install .` mypyc's build of it."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    from pallas_lsp.analysis.interp import core
+
+    compiled = core.__file__.endswith(tuple(EXTENSION_SUFFIXES))
     for flag in ("--version", "-V"):
         r = run_cli(flag, cwd=Path.cwd())
         assert r.returncode == 0 and r.stdout.startswith("pallas-lsp 0.")
+        assert ("(interpreter: compiled with mypyc)" if compiled else "(interpreter: pure Python)") in r.stdout
 
 
 @pytest.mark.parametrize(

@@ -146,20 +146,18 @@ def test_profile_summary_areas_and_top_functions(tmp_path):
     assert "no samples" in latency.summarize_folded(empty)
 
 
-def test_venv_is_current_needs_servers_and_matching_pyproject(tmp_path):
-    import hashlib
-
+def test_venv_is_current_needs_servers_and_matching_source(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name in ("python", "ruff", "jedi-language-server"):
         (bin_dir / name).write_text("#!/bin/sh\n")
         (bin_dir / name).chmod(0o755)
     assert not latency.venv_is_current(tmp_path)  # no stamp yet
-    digest = hashlib.sha256((latency.ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    (tmp_path / ".pyproject.sha256").write_text(digest + "\n")
+    digest = latency.source_digest()
+    (tmp_path / ".source.sha256").write_text(digest + "\n")
     assert latency.venv_is_current(tmp_path)
-    (tmp_path / ".pyproject.sha256").write_text("0" * 64)  # dependencies changed since
+    (tmp_path / ".source.sha256").write_text("0" * 64)  # the source changed since
     assert not latency.venv_is_current(tmp_path)
-    (tmp_path / ".pyproject.sha256").write_text(digest)
+    (tmp_path / ".source.sha256").write_text(digest)
     (bin_dir / "ruff").unlink()
     assert not latency.venv_is_current(tmp_path)

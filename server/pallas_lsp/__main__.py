@@ -13,7 +13,7 @@ import os
 import sys
 from typing import NoReturn
 
-from . import __version__
+from . import __version__, interpreter_build
 
 
 def _tcp_address(text: str) -> str:
@@ -37,7 +37,7 @@ def build_parser(with_check: bool = True) -> argparse.ArgumentParser:
                     "protocol, the shapes and dtypes in kernel bodies). "
                     "Without a command, serves LSP over stdio.",
     )
-    parser.add_argument("-V", "--version", action="version", version=f"pallas-lsp {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"pallas-lsp {__version__} (interpreter: {interpreter_build()})")
     parser.add_argument("--tcp", metavar="HOST:PORT", type=_tcp_address,
                         help="serve LSP over TCP instead of stdio")
     parser.add_argument("--log-file", metavar="PATH", help="write the server's log to PATH")

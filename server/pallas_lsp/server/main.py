@@ -18,7 +18,7 @@ from pygls.exceptions import FeatureAlreadyRegisteredError
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__
+from .. import __version__, interpreter_build
 from ..analysis.workspace import Workspace
 from . import capabilities, kernel_params, logs, transport, wire
 from .code_actions import KINDS, ActionBuilder, wanted
@@ -156,8 +156,8 @@ def initialize(ls: PallasLanguageServer, params: types.InitializeParams) -> None
         project_workspace=ls.project_workspace,
     )
     warm_up()   # the analysis's one-time costs, paid before the client may send a document
-    log.info("pallas-lsp %s: %s diagnostics, position encoding %s", __version__,
-             "pull" if ls.features.pull_diagnostics else "push",
+    log.info("pallas-lsp %s (interpreter: %s): %s diagnostics, position encoding %s", __version__,
+             interpreter_build(), "pull" if ls.features.pull_diagnostics else "push",
              getattr(ls.workspace.position_encoding, "value", ls.workspace.position_encoding))
 
 
