@@ -122,6 +122,8 @@ class Grammar:
             forms.append(lambda: f"peek({self.pick(scope.boxes)})")
             forms.append(lambda: f"{self.pick(scope.boxes)}.grow({self.pick(SMALL)})")
             forms.append(lambda: f"{self.pick(('sum', 'len'))}(list(gen({e()})))")
+            # a top-level function given a closure that reads `n0` (changed between calls)
+            forms.append(lambda: f"apply({self.pick(('read_n0', 'mix2'))}, {self.pick(SMALL)})")
             forms.append(lambda: f"make({self.pick(SMALL)})({e()})")
             forms.append(lambda: f"functools.partial(bump, {self.pick(scope.boxes)})({self.pick(SMALL)})")
             forms.append(lambda: f"spread(*{e('tuple')}, k={e()})")
@@ -312,7 +314,8 @@ class Grammar:
         ])()
 
     def _shared_change(self, scope: Scope, indent: str) -> list[str]:
-        """A `Box`'s field set or bumped by a helper, or `n0` counted by a closure."""
+        """A `Box`'s field set or bumped by a helper, `n0` counted by a closure, or read by
+        one a helper is given."""
         forms = []
         if scope.boxes:
             box = self.pick(scope.boxes)
@@ -320,7 +323,11 @@ class Grammar:
                       lambda: [f"{indent}{self._int_target(scope)} = bump({box}, {self.pick(SMALL)})"]]
         if scope.ticks:
             tick = self.pick(scope.ticks)
-            forms += [lambda: [f"{indent}twice({tick})"], lambda: [f"{indent}{tick}()"]]
+            forms += [lambda: [f"{indent}twice({tick})"], lambda: [f"{indent}{tick}()"],
+                      # a top-level function given a closure from one line, `n0` changed between
+                      lambda: [f"{indent}for n0 in ({self.expr('int', scope)}, {self.pick(SMALL)}):",
+                               f"{indent}    {self._int_target(scope)} = apply("
+                               f"{self.pick(('read_n0', 'mix2'))}, {self.pick(SMALL)})"]]
         return self.pick(forms)()
 
     def _list_write(self, name: str, scope: Scope, indent: str) -> list[str]:
@@ -418,7 +425,8 @@ class Grammar:
                       "    return scaled", "",
                       "def peek(box):", "    return box.n * 2", "",
                       "def bump(box, x):", "    box.n = box.n + x", "    return box.n", "",
-                      "def twice(fn):", "    fn()", "    fn()", "    return 0", ""]
+                      "def twice(fn):", "    fn()", "    fn()", "    return 0", "",
+                      "def apply(fn, x):", "    return fn(x)", ""]
         names = []
         body = []
         for k in range(self.rng.randrange(3, 10)):
@@ -436,7 +444,8 @@ class Grammar:
             names.append("w0")
         if shared:
             body += [f"    b0 = Box({self.pick(INTS)})", "    def tick():", "        nonlocal n0",
-                     "        n0 += 1"]
+                     "        n0 += 1", "    def read_n0(x):", "        return x + n0 * 2",
+                     "    def mix(a, x):", "        return a * x - n0", "    mix2 = functools.partial(mix, 2)"]
             scope.boxes.append("b0")
             scope.ticks.append("tick")
         body += self.statements(scope, "    ", 0, self.rng.randrange(3, 9))

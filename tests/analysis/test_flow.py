@@ -977,6 +977,52 @@ def test_a_change_that_may_not_happen_is_not_taken_as_made(name):
     _judged_by_first(steps, reported, definitions)
 
 
+# A top-level function given a closure, called again from the same line with the closure
+# reading other values (a loop): the calls are not alike.
+_PICK = "def pick(fn):\n    return fn()\n"
+CLOSURE_ARGUMENT_KERNELS = {
+    "closure": (_PICK, "k = 5\n    def now():\n        return k\n    for k in (0, 1):\n"
+                       "        first = pick(now)", True),
+    "closure-false-error": (_PICK, "k = 5\n    def now():\n        return k\n    for k in (1, 0):\n"
+                                   "        first = pick(now)", False),
+    "partial-of-a-closure": (_PICK, "k = 5\n    def now(a):\n        return k * a\n"
+                                    "    later = functools.partial(now, 1)\n    for k in (0, 1):\n"
+                                    "        first = pick(later)", True),
+    "closure-in-an-object": ("class Holder:\n    def __init__(self, fn):\n        self.fn = fn\n\n"
+                             "def call(holder):\n    return holder.fn()\n",
+                             "k = 5\n    def now():\n        return k\n    holder = Holder(now)\n"
+                             "    for k in (0, 1):\n        first = call(holder)", True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSURE_ARGUMENT_KERNELS))
+def test_calls_given_a_closure_are_not_taken_for_each_other(name):
+    """Each call of `pick` from the loop was taken from the first one (the same function
+    object given): three missed errors and a false one."""
+    definitions, steps, reported = CLOSURE_ARGUMENT_KERNELS[name]
+    _judged_by_first(steps, reported, definitions)
+
+
+# A list that may be held by a name bound in a loop of unknown length (JAX runs it once:
+# `names` keeps its item), changed through that name or through its own.
+_MAYBE_ALIASED = ("slots = [0, 1]\n    names = {'a': 1}\n    if x_hbm.shape[0] > 8:\n        names = {}\n"
+                  "    for _ in names.items():\n        alias = slots\n    alias += [2]\n")
+MAYBE_ALIASED_KERNELS = {
+    "grown-through-the-name-bound-in-the-loop": ("", _MAYBE_ALIASED + "    first = len(slots) - 2", True),
+    "changed-through-its-own-name-after": ("", _MAYBE_ALIASED + "    slots[-1] = 7\n    first = alias[-1] - 2",
+                                           True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MAYBE_ALIASED_KERNELS))
+def test_a_list_a_name_may_hold_after_a_loop_is_changed_through_it(name):
+    """Each was a missed error (`first` taken for 0): `alias`, bound only in the loop, was
+    not taken as maybe `slots` (its growth left `slots` as it was), and what `alias += [2]`
+    made was not taken as maybe changed through `slots`."""
+    definitions, steps, reported = MAYBE_ALIASED_KERNELS[name]
+    _judged_by_first(steps, reported, definitions)
+
+
 @pytest.mark.parametrize("name", sorted({**BOOL_OPERAND_KERNELS, **PYTHON_FORM_KERNELS}))
 def test_operands_and_forms_as_python_runs_them(name):
     """Each was read otherwise: `2 or 0` as True (then `True - 2` is -1: two false

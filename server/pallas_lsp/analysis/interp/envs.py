@@ -11,10 +11,13 @@ from typing import Any
 from ..values import (
     SCALAR,
     UNKNOWN,
+    Bound,
     Const,
     DomainValue,
+    Func,
     Instance,
     Mapping,
+    Partial,
     Range,
     Seq,
     SeqOf,
@@ -90,6 +93,21 @@ def signature(value: Any, depth: int = 0) -> Any:
     if type(value) is Instance and depth < 6:   # changed in place: what its fields hold now
         return (id(value), tuple((k, signature(v, depth + 1)) for k, v in value.fields.items()))
     return id(value)
+
+
+def closes_over_a_call(value: Any) -> bool:
+    """A function defined in a function (or a partial or bound method of one): what it reads
+    of that call's frame may change between two calls it is given to, and its signature
+    (its identity) does not tell them apart."""
+    kind = type(value)
+    if kind is Func:
+        return value.frame is not None and value.frame.parent is not None
+    if kind is Partial:
+        given = [a.value if isinstance(a, Arg) else a for a in (*value.args, *value.kwargs.values())]
+        return closes_over_a_call(value.func) or any(holds(v, closes_over_a_call) for v in given)
+    if kind is Bound:
+        return closes_over_a_call(value.func) or holds(value.self_value, closes_over_a_call)
+    return False
 
 
 def same(a: Any, b: Any, depth: int = 0) -> bool:
@@ -170,7 +188,7 @@ def join_envs(envs: list[dict], merged: Merges | None = None) -> dict:
                   if type(v) not in CONTAINERS and type(w) not in CONTAINERS else join_held((v, w), shared, merged)
                   for k, v in a.items()}
         if len(a) != len(b) or not a.keys() == b.keys():
-            joined.update((k, join(UNKNOWN, w)) for k, w in b.items() if k not in a)
+            joined.update((k, join_held((UNKNOWN, w), shared, merged)) for k, w in b.items() if k not in a)
         return joined
     keys: set[str] = set()
     for e in envs:

@@ -137,6 +137,8 @@ class StatementInterpreter(CallingInterpreter):
                 rebind(self.ctx, frame, old, new)
             elif old is UNKNOWN:
                 unknown_changed(self.ctx, frame)
+                if type(new) in CONTAINERS:   # the list not known that grew may be held elsewhere
+                    self.ctx.merged.note(UNKNOWN, {id(new): new})
         return True
 
     def _add_to_item(self, s: ast.AugAssign, base: Any, target: ast.Subscript, frame: Frame) -> None:
