@@ -36,7 +36,7 @@ from .lists import LIST_METHODS, list_call
 from .mutation import fresh, in_place, rebind, settled, unknown_changed
 from .binding import bind
 from .domain import NOT_MINE, Domain, answering, told_to_domains
-from .envs import ActiveCall, Memoised, closes_over_a_call, holds, join_envs, signature
+from .envs import ActiveCall, Memoised, closes_over_a_call, join_envs, signature
 from .frame import (
     ANY_KWARGS,
     FOREIGN_STEP_BUDGET,
@@ -510,7 +510,7 @@ CHANGING_METHODS = CONTAINER_METHODS - {"get"}
 def _given_a_closure(args: list[ArgOrStar], kwargs: dict[str, Arg]) -> bool:
     """Whether a call is given a closure (in a container, an object or a partial): two calls
     given it alike may still differ, so the call is not memoised."""
-    return any(type(a) is Arg and holds(a.value, closes_over_a_call) for a in (*args, *kwargs.values()))
+    return any(closes_over_a_call(a) for a in (*args, *kwargs.values()))
 
 
 def _forget_iterators(args: Iterable[ArgOrStar], frame: Frame) -> None:

@@ -100,11 +100,13 @@ def closes_over_a_call(value: Any) -> bool:
     of that call's frame may change between two calls it is given to, and its signature
     (its identity) does not tell them apart."""
     kind = type(value)
+    if kind is Arg:   # an argument as given to a call or a partial
+        return holds(value.value, closes_over_a_call)
     if kind is Func:
         return value.frame is not None and value.frame.parent is not None
     if kind is Partial:
-        given = [a.value if isinstance(a, Arg) else a for a in (*value.args, *value.kwargs.values())]
-        return closes_over_a_call(value.func) or any(holds(v, closes_over_a_call) for v in given)
+        return closes_over_a_call(value.func) or \
+            any(holds(a, closes_over_a_call) for a in (*value.args, *value.kwargs.values()))
     if kind is Bound:
         return closes_over_a_call(value.func) or holds(value.self_value, closes_over_a_call)
     return False
