@@ -55,7 +55,6 @@ class AllOrNothingBuildExt(build_ext):
             _warn(f"compiling failed ({error})")
             for built in self.get_outputs():
                 Path(built).unlink(missing_ok=True)
-            self.distribution.ext_modules = []
 
 
 setup(ext_modules=_compiled_extensions(), cmdclass={"build_ext": AllOrNothingBuildExt})
