@@ -1,15 +1,16 @@
 """Edits that only move code (blank lines, comments, `name = <literal>` nothing reads)
-keep the block's tree and results: what the analyzer then says (findings, values,
+or change a comment keep the block's tree and results: what the analyzer then says (findings, values,
 parameters) must equal a fresh analysis of the same text, and such edits must really be
 kept without running anything."""
 
+import ast
 import gc
 import random
 import re
 from pathlib import Path
 
 from pallas_lsp.analysis.engine import ModuleAnalyzer
-from pallas_lsp.analysis.relay import LineEdit, line_edit
+from pallas_lsp.analysis.relay import LineEdit, changed_line, inert_edit, line_edit
 
 from .helpers import dedent
 
@@ -106,6 +107,143 @@ def test_lines_that_may_change_what_runs_are_analysed_again():
                  edited(KERNEL, inside_call, "")):                   # inside an expression
         check_kept(analyzer, text, False)
         check_kept(analyzer, KERNEL, False)
+
+
+def typed(text: str, line: str, at: str, new: str) -> str:
+    """`text` with `new` typed into `line` (a whole line of it) after the first `at`."""
+    lines = text.split("\n")
+    i = lines.index(line)
+    k = line.index(at) + len(at)
+    return "\n".join(lines[:i] + [line[:k] + new + line[k:]] + lines[i + 1:])
+
+
+COMMENTED = KERNEL.replace("    cp.start()\n", "    cp.start()  # the copy\n") \
+    .replace("    cp = pltpu.make_async_copy(x_hbm, buf.at[slot], sems)\n",
+             "    cp = pltpu.make_async_copy(x_hbm, buf.at[slot], sems)  # \n") \
+    .replace("    acc = jnp.zeros((8, 128), jnp.float32)\n",
+             "    acc = jnp.zeros((8, 128), jnp.float32)\n    # a line of its own\n"
+             "    note = '# not a comment'  # but this is\n    if slot:\n        pass\n"
+             "    else:  # the other way\n        # first in the body\n        pass\n")
+COPY = "    cp = pltpu.make_async_copy(x_hbm, buf.at[slot], sems)  # "
+
+
+def test_text_typed_into_a_comment_keeps_the_tree():
+    analyzer = ModuleAnalyzer()
+    assert analyzer.analyze(COMMENTED)
+    for line, at, new in [("    cp.start()  # the copy", "# the", "x"),
+                          ("    # a line of its own", "#", " and more (unclosed"),
+                          ("    note = '# not a comment'  # but this is", "# but", " it's"),
+                          ("    else:  # the other way", "# the", "x"),
+                          ("        # first in the body", "# first", "\\"),
+                          (COPY, "# ", "noqa"),                      # a suppression: no finding left
+                          ("    cp.wait()", "wait()", "  "),              # blanks after the code
+                          ("    cp.wait()", "wait()", "  # a new comment"),
+                          ("    cp.start()  # the copy", "cp.start()", " #"),   # a comment before the comment
+                          ("", "", "    ")]:                               # a blank line
+        text = typed(COMMENTED, line, at, new)
+        assert inert_edit(ast.parse(COMMENTED), changed_line(COMMENTED, text)), line
+        check_kept(analyzer, text, True)
+        assert_trees_as_parsed(analyzer)
+        check_kept(analyzer, COMMENTED, True)   # and deleted again
+    copy_line = COMMENTED.split("\n").index(COPY)
+    assert [f.code for f in fresh(COMMENTED)[0] if f.span.line == copy_line] == ["PAL001"]
+    assert not [f for f in fresh(typed(COMMENTED, COPY, "# ", "noqa"))[0] if f.span.line == copy_line]
+
+
+def test_text_typed_where_a_comment_may_not_start_is_analysed_again():
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(COMMENTED)
+    note = "    note = '# not a comment'  # but this is"
+    for text in (typed(COMMENTED, note, "'# not", "x"),              # inside a string
+                 typed(COMMENTED, '    lines"""', "lines", "#x"),    # a string's line
+                 typed(COMMENTED, "    cp.start()  # the copy", "# the", "\x00"),  # Python refuses it
+                 typed(COMMENTED, "    cp.start()  # the copy", "# the", "\ud800"),
+                 COMMENTED.replace("# a line of its own", "# a line\n# of its own"),
+                 typed(COMMENTED, "    cp.wait()", "cp.wait", " "),       # blanks, but inside the code
+                 typed(COMMENTED, '    lines"""', "", " "),                # blanks inside a string
+                 typed(COMMENTED.replace("    cp.wait()\n", "    cp.wait(\\\n    )\n"),
+                       "    cp.wait(\\", "\\", " ")):                     # after a backslash: an error now
+        check_kept(analyzer, text, False)
+        check_kept(analyzer, COMMENTED, False)
+
+
+DOCUMENTED = KERNEL.replace("    slot = pl.program_id(0) % 2\n",
+                            '    """Copies a block.\n\n    Args: the refs.\n    """\n    slot = pl.program_id(0) % 2\n') \
+    .replace("def run(x):\n", 'def run(x):\n    "One line."  # and a comment\n') \
+    + '\n\nclass Described:\n    def method(self):\n        """Nothing but this."""\n'
+
+
+def test_text_typed_into_a_docstring_keeps_the_tree_with_the_new_string():
+    analyzer = ModuleAnalyzer()
+    assert analyzer.analyze(DOCUMENTED)
+    for line, at, new in [("    Args: the refs.", "Args", " é"),
+                          ("    Args: the refs.", "Args", '"'),
+                          ("    Args: the refs.", "Args", '\\"'),
+                          ('    """Copies a block.', "Copies", " {x}"),
+                          ('    """', "    ", "x"),                    # the line that ends it
+                          ('    "One line."  # and a comment', "One", " \\u00e9"),
+                          ('        """Nothing but this."""', "this", " é")]:   # it ends the class
+        text = typed(DOCUMENTED, line, at, new)
+        check_kept(analyzer, text, True)
+        assert_trees_as_parsed(analyzer)
+        check_kept(analyzer, DOCUMENTED, True)
+        assert_trees_as_parsed(analyzer)
+
+
+def test_text_typed_that_ends_a_docstring_or_is_not_in_one_is_analysed_again():
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(DOCUMENTED)
+    for text in (typed(DOCUMENTED, "    Args: the refs.", "Args", '"""'),      # it ends there
+                 typed(DOCUMENTED, '    "One line."  # and a comment', "One line.", '"'),
+                 typed(DOCUMENTED, '    "One line."  # and a comment', "    ", "x"),   # before its quote
+                 typed(DOCUMENTED, '    """Copies a block.', "    ", "f"),    # an f-string now
+                 typed(DOCUMENTED, '    lines"""', "lines", "x")):     # a string the code keeps
+        check_kept(analyzer, text, False)
+        check_kept(analyzer, DOCUMENTED, False)
+
+
+def assert_trees_as_parsed(analyzer: ModuleAnalyzer) -> None:
+    """Every block's tree is the one Python parses from its text, positions included."""
+    for block in analyzer._block_list.blocks:
+        assert ast.dump(block.tree, include_attributes=True) \
+            == ast.dump(ast.parse(block.text), include_attributes=True), block.text
+
+
+def test_a_hash_inside_a_literal_kept_out_of_the_tree_is_not_taken_for_a_comment():
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(KERNEL)
+    at = KERNEL.split("\n").index("    cp.start()")
+    kept_out = edited(KERNEL, at, '    relay_text = """\n# inside\n"""')
+    check_kept(analyzer, kept_out, True)
+    check_kept(analyzer, typed(kept_out, "# inside", "#", " x"), False)
+
+
+def in_place_edits(lines: list[str], rng: random.Random) -> list[list[str]]:
+    """Text typed after a random `#` (in a comment or in a string), inside a string
+    statement (a docstring) or at the end of a line, then taken back."""
+    strings = {n.lineno for n in ast.walk(_parsed("\n".join(lines)))
+               if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    spots = [(i, k + 1) for i, line in enumerate(lines) for k, c in enumerate(line) if c == "#"]
+    spots += [(i - 1 + d, len(lines[i - 1 + d]) // 2) for i in strings for d in (0, 1) if i - 1 + d < len(lines)]
+    spots += [(i, len(line)) for i, line in enumerate(lines) if i % 7 == 0]   # ends of lines, blank lines
+    if not spots:
+        return [lines]
+    i, k = rng.choice(spots)
+    new = rng.choice(["x", " noqa", " noqa: PAL001", '"""', '"', "'", "\\", "(", "# more", "\t", " é", "{", "\x00",
+                      " ", "  # note", "\t# x"])
+    return [lines[:i] + [lines[i][:k] + new + lines[i][k:]] + lines[i + 1:], lines]
+
+
+def _parsed(text: str) -> ast.Module:
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return ast.Module([], [])
+
+
+def test_corpus_modules_typed_into_comments_blanks_and_docstrings_equal_a_fresh_analysis():
+    kept = sum(s["moved"] for stats in edited_corpus(in_place_edits, 3) for s in stats)
+    assert kept >= len(CORPUS)
 
 
 def line_edits(lines: list[str], rng: random.Random) -> list[list[str]]:

@@ -265,7 +265,7 @@ def test_a_call_the_memo_helped_past_what_it_did_is_not_remembered(tmp_path, mon
 
     monkeypatch.setattr(Summaries, "get", noting)
     analyzer.analyze(NESTED_KERNEL)
-    text = NESTED_KERNEL.replace("o_ref[...] = x_ref[...]", "o_ref[...] = x_ref[...] ")
+    text = NESTED_KERNEL.replace("o_ref[...] = x_ref[...]", "o_ref[...] = (x_ref[...])")
     assert said(analyzer, text) == said(ModuleAnalyzer(path, workspace=ws), text)
     assert [name for name, _ in taken] == ["shifted"] and "1" in repr(taken[0][1])
 

@@ -171,6 +171,24 @@ async def test_incremental_edits_keep_positions_right(client, tmp_path):
     assert err.range == range_of(insert + BUGGY, "sems", after=DMA_CALL)
 
 
+async def test_text_typed_into_comments_keeps_findings_in_place_and_noqa_applies(client, tmp_path):
+    """A character typed into a comment (the analysis keeps the block's tree) leaves the
+    findings where they are; `noqa` typed into the comment of a finding's line suppresses
+    it, and deleting it brings it back."""
+    await start(client, "neovim-0.7")
+    uri = doc_uri(tmp_path)
+    text = "# pallas kernel\n" + BUGGY.replace("buf.at[slot], sems)", "buf.at[slot], sems)  # ", 1)
+    open_doc(client, uri, text)
+    [err] = by_code((await wait_publish(client, uri, 1)).diagnostics, "PAL001")
+    at_end = types.Position(err.range.start.line, len(text.split("\n")[err.range.start.line]))
+    change_doc(client, uri, 2, "s", types.Range(types.Position(0, 15), types.Position(0, 15)))
+    assert by_code((await wait_publish(client, uri, 2)).diagnostics, "PAL001") == [err]
+    change_doc(client, uri, 3, "noqa", types.Range(at_end, at_end))
+    assert not by_code((await wait_publish(client, uri, 3)).diagnostics, "PAL001")
+    change_doc(client, uri, 4, "", types.Range(at_end, types.Position(at_end.line, at_end.character + 4)))
+    assert by_code((await wait_publish(client, uri, 4)).diagnostics, "PAL001") == [err]
+
+
 async def test_result_ids_do_not_survive_reopening(client, tmp_path):
     """A result id from before a close never makes a reopened document "unchanged"."""
     await start(client, "vscode")

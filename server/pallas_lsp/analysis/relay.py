@@ -2,11 +2,13 @@
 
 Inserting or deleting whole lines that hold no code the analysis reads (blank lines,
 comments, and `name = <literal>` inside a function where nothing else names `name`)
-leaves every statement of the block as it was, only lower or higher in the document.
-Such a block keeps its parse tree, with the positions of the new text, and with it every
-result that refers to its nodes: nothing is analysed again.  Anything else (a line
-edited in place, a line inside an expression or a string, a statement the code may read)
-is an ordinary change.
+leaves every statement of the block as it was, only lower or higher in the document;
+text typed inside a comment, or blanks and a comment typed after a line's code, leave
+every statement where it was, and text typed inside a docstring changes only a value
+nothing reads.  Such a block keeps its parse tree, with
+the positions (and docstring) of the new text, and with it every result that refers to
+its nodes: nothing is analysed again.  Anything else (code edited in place, a line inside
+an expression or a string, a statement the code may read) is an ordinary change.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 from .closure import in_closure
 from .module import block_names
@@ -24,6 +27,11 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
              ast.With, ast.AsyncWith, ast.Try, ast.ExceptHandler, ast.Match,
              *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
+
+# The first line of a statement `relaid` may keep out of the tree (`name = <literal>`).
+_ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*\s*=(?!=)")
+# What may follow the last code of a line: blanks, then a comment.
+_BLANKS_THEN_COMMENT = re.compile(r"[ \t]*(?:#.*)?")
 
 # Expression contexts (`Load`, `Store`, `Del`): shared instances without positions.
 _CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
@@ -38,22 +46,66 @@ class LineEdit:
     count: int
 
 
+@dataclass(frozen=True, slots=True)
+class ChangedLine:
+    """The one line (1-based `lineno`) an edit changed: its text before and after, the
+    first character that differs and where the text after the edit starts in `before`;
+    the lines of the texts before and after."""
+
+    lineno: int
+    before: str
+    after: str
+    first: int
+    last_before: int
+    old_lines: list[str]
+    new_lines: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class StringEdit:
+    """A string statement's new literal (`literal`, parsed alone) and the nodes that end
+    where it ends (it, its statement, the bodies it closes): their new end column."""
+
+    constant: ast.Constant
+    literal: ast.Constant
+    ending: tuple[ast.AST, ...]
+    end_col: int
+
+    def apply(self) -> None:
+        self.constant.value, self.constant.kind = self.literal.value, self.literal.kind
+        for node in self.ending:
+            node.end_col_offset = self.end_col   # type: ignore[attr-defined]
+
+
 def keep_moved_block(blocks: BlockList, package: str | None, creators: frozenset, broad: bool) -> bool:
     """After `blocks.update`: when the edit only moved the code of the one block it
-    replaced, put that block back with the new text and its tree (True)."""
+    replaced, or left it the same code (a comment, blanks after the code, a docstring's
+    text), put that block back with the new text and its tree (True)."""
     if blocks.replaced is None:
         return False
     old, new = blocks.replaced
-    if not old.sole_holder:
+    tree = old.tree
+    if tree is None or not old.sole_holder:
         return False
     edit = line_edit(old.text, new.text)
-    if edit is None or block_names(old) != block_names(new) \
+    string = None
+    if edit is None:
+        line = changed_line(old.text, new.text)
+        if line is None:
+            return False
+        if not inert_edit(tree, line):
+            string = string_edit(tree, line)
+            if string is None:
+                return False
+    if block_names(old) != block_names(new) \
             or in_closure(old, package, creators, broad) != in_closure(new, package, creators, broad):
         return False
-    tree = old.tree
-    if tree is None or not relaid(tree, new.text, edit):
-        return False
-    move(tree, edit)
+    if edit is not None:
+        if not relaid(tree, new.text, edit):
+            return False
+        move(tree, edit)
+    elif string is not None:
+        string.apply()
     blocks.keep(old, new)
     return True
 
@@ -72,6 +124,162 @@ def line_edit(old: str, new: str) -> LineEdit | None:
     if p + s != min(len(a), len(b)):
         return None   # lines changed in place too
     return LineEdit(p, len(b) - len(a))
+
+
+def inert_edit(tree: ast.Module, line: ChangedLine) -> bool:
+    """Whether the text before `line`'s edit (the text of `tree`) and after it are the same
+    code at the same places: the edit is inside the comment that ends the line (after a
+    `#` that starts one), or only blanks and a comment follow its start in both texts,
+    where no string is open and no backslash continues the line."""
+    if "#" in line.before[:line.first]:
+        hash_at = _comment_start(tree, line.before, line.lineno, line.old_lines)
+        if hash_at is not None and hash_at < line.first:
+            return True
+    if not (_BLANKS_THEN_COMMENT.fullmatch(line.before, line.first)
+            and _BLANKS_THEN_COMMENT.fullmatch(line.after, line.first)) \
+            or line.before[:line.first].rstrip(" \t").endswith("\\"):
+        return False
+    strings, gap = _on_line(tree, line.lineno)
+    col = len(line.before[:line.first].encode())
+    return _outside_kept_out(line.old_lines, gap, line.lineno) and not any(
+        (s.lineno, s.col_offset) < (line.lineno, col) < (s.end_lineno, s.end_col_offset)   # type: ignore[attr-defined]
+        for s in strings)
+
+
+def string_edit(tree: ast.Module, line: ChangedLine) -> StringEdit | None:
+    """How `tree` (of the text before `line`'s edit) becomes the tree of the text after
+    it when they differ only inside the literal of a string statement (a docstring: a
+    value nothing reads), the literal standing alone on its last line but for a comment."""
+    chain = _statement_chain(tree, line.lineno)
+    stmt = chain[-1] if chain else None
+    if not (isinstance(stmt, ast.Expr) and _is_str(stmt.value) and _same_span(stmt, stmt.value)):
+        return None
+    s: Any = stmt.value
+    start = len(line.before[:line.first].encode())
+    end = len(line.before[:line.last_before].encode())
+    if not (s.lineno, s.col_offset) < (line.lineno, start) <= (line.lineno, end) < (s.end_lineno, s.end_col_offset):
+        return None
+    lines = line.new_lines[s.lineno - 1:s.end_lineno]
+    end_col = s.end_col_offset
+    if line.lineno == s.end_lineno:
+        rest = line.before.encode()[end_col:].decode(errors="replace").strip()
+        if rest and not rest.startswith("#"):
+            return None
+        end_col += len(line.after.encode()) - len(line.before.encode())
+    literal = _parse_literal(lines, s.col_offset, end_col)
+    if literal is None:
+        return None
+    ending = tuple(n for n in (*chain, s) if (n.end_lineno, n.end_col_offset) == (s.end_lineno, s.end_col_offset))   # type: ignore[attr-defined]
+    return StringEdit(s, literal, ending, end_col)
+
+
+def changed_line(old: str, new: str) -> ChangedLine | None:
+    """The one line on which `new` differs from `old` (the same number of lines), when the
+    text typed there holds no character Python refuses in its source."""
+    a, b = old.split("\n"), new.split("\n")
+    if len(a) != len(b):
+        return None
+    changed = [i for i in range(len(a)) if a[i] != b[i]]
+    if len(changed) != 1:
+        return None
+    before, after = a[changed[0]], b[changed[0]]
+    first = next((k for k, (x, y) in enumerate(zip(before, after)) if x != y), min(len(before), len(after)))
+    kept = min(len(before), len(after)) - first
+    tail = next((k for k in range(kept) if before[-1 - k] != after[-1 - k]), kept)
+    typed = after[first:len(after) - tail]
+    if "\x00" in typed or any("\ud800" <= c <= "\udfff" for c in typed):
+        return None
+    return ChangedLine(changed[0] + 1, before, after, first, len(before) - tail, a, b)
+
+
+def _comment_start(tree: ast.Module, line: str, lineno: int, lines: list[str]) -> int | None:
+    """Where the comment on line `lineno` (`line`, 1-based) of `tree`'s text (`lines`)
+    starts, when the tree shows it: the first `#` that no string of the tree holds, on a
+    line of the tree's code, or on a line after it that no assignment starts (the
+    statements kept out of the tree, `relaid`: the `#` may be in one's string)."""
+    strings, gap = _on_line(tree, lineno)
+    if not _outside_kept_out(lines, gap, lineno):
+        return None
+    at = line.find("#")
+    while at >= 0:
+        col = len(line[:at].encode())   # `ast` columns count UTF-8 bytes
+        if not any((s.lineno, s.col_offset) <= (lineno, col) < (s.end_lineno, s.end_col_offset)  # type: ignore[attr-defined]
+                   for s in strings):
+            return at
+        at = line.find("#", at + 1)
+    return None
+
+
+def _outside_kept_out(lines: list[str], gap: int | None, lineno: int) -> bool:
+    """Whether line `lineno` of `lines` is outside every statement `relaid` kept out of the
+    tree: on a line of the tree's code (`gap` None), or where no line since the last line
+    of code (`gap`) starts an assignment."""
+    return gap is None or gap < lineno and not any(_ASSIGNMENT.match(x) for x in lines[gap:lineno])
+
+
+def _on_line(tree: ast.Module, lineno: int) -> tuple[list[ast.AST], int | None]:
+    """The strings of `tree` on line `lineno`; and when no code of it is on that line, the
+    last line of code before it in the innermost body (a statement, or its header)."""
+    chain = _statement_chain(tree, lineno)
+    inner: ast.AST = chain[-1] if chain else tree
+    spanning = [inner]
+    if inner is tree or isinstance(inner, _COMPOUND):
+        children = _children(inner)
+        spanning = [c for c in children if c.lineno <= lineno <= c.end_lineno]   # type: ignore[attr-defined]
+        if not spanning:
+            return [], max((c.end_lineno for c in children if c.end_lineno < lineno),   # type: ignore[attr-defined]
+                           default=getattr(inner, "lineno", 0))
+    strings: list[ast.AST] = []
+    while spanning:
+        c = spanning.pop()
+        if isinstance(c, ast.JoinedStr) or isinstance(c, ast.Constant) and isinstance(c.value, (str, bytes)):
+            strings.append(c)
+        spanning.extend(k for k in _children(c) if k.lineno <= lineno <= k.end_lineno)   # type: ignore[attr-defined]
+    return strings, None
+
+
+def _statement_chain(tree: ast.Module, lineno: int) -> list[ast.AST]:
+    """The statements of `tree` that hold line `lineno`, outermost first, while there is
+    one per level (the last may be a simple statement)."""
+    chain: list[ast.AST] = []
+    node: ast.AST = tree
+    while not chain or isinstance(node, _COMPOUND):
+        spanning = [c for c in _children(node) if c.lineno <= lineno <= c.end_lineno]   # type: ignore[attr-defined]
+        if len(spanning) != 1:
+            break
+        node = spanning[0]
+        chain.append(node)
+    return chain
+
+
+def _is_str(node: ast.AST) -> TypeGuard[ast.Constant]:
+    return isinstance(node, ast.Constant) and type(node.value) is str
+
+
+def _same_span(a: Any, b: Any) -> bool:
+    return (a.lineno, a.col_offset, a.end_lineno, a.end_col_offset) \
+        == (b.lineno, b.col_offset, b.end_lineno, b.end_col_offset)
+
+
+def _parse_literal(lines: list[str], col: int, end_col: int) -> ast.Constant | None:
+    """The string constant that the text of `lines` from column `col` of the first to
+    `end_col` of the last (UTF-8 bytes) is, when it is one whole string literal."""
+    try:
+        first, last = lines[0].encode()[col:], lines[-1].encode()[:end_col]
+        if len(lines) == 1:
+            text = lines[0].encode()[col:end_col].decode()
+        else:
+            text = "\n".join([first.decode(), *lines[1:-1], last.decode()])
+    except UnicodeDecodeError:
+        return None
+    tree = parse_text(text)
+    if tree is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    value = tree.body[0].value
+    ends = len(lines), len(text.rsplit("\n", 1)[-1].encode())
+    if not _is_str(value) or (value.lineno, value.col_offset) != (1, 0) or (value.end_lineno, value.end_col_offset) != ends:
+        return None
+    return value
 
 
 def relaid(tree: ast.Module, new_text: str, edit: LineEdit) -> bool:
