@@ -194,7 +194,7 @@ def block_starts(text: str, begin: int = 0, end: int | None = None) -> list[int]
     return starts
 
 
-def _common_prefix(a: str, b: str) -> int:
+def common_prefix(a: str, b: str) -> int:
     n = min(len(a), len(b))
     i = 0
     for step in (65536, 4096, 256, 1):  # C-speed slice compares, coarse to fine
@@ -203,7 +203,7 @@ def _common_prefix(a: str, b: str) -> int:
     return i
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
+def common_suffix(a: str, b: str, limit: int) -> int:
     la, lb = len(a), len(b)
     k = 0
     for step in (65536, 4096, 256, 1):
@@ -271,10 +271,10 @@ class BlockList:
         if old is None or not blocks:
             self.blocks = _split_range(new, 0, len(new), 0, {})
             return self.blocks
-        p = _common_prefix(old, new)
+        p = common_prefix(old, new)
         if p == len(old) == len(new):
             return blocks
-        s = _common_suffix(old, new, min(len(old), len(new)) - p)
+        s = common_suffix(old, new, min(len(old), len(new)) - p)
         old_end, new_end = len(old) - s, len(new) - s
         if any(q in chunk for chunk in (old[max(0, p - 3):old_end + 3], new[max(0, p - 3):new_end + 3])
                for q in ('"""', "'''")):

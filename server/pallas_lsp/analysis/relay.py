@@ -20,7 +20,7 @@ from typing import Any, TypeGuard
 
 from .closure import in_closure
 from .module import block_names
-from .parse import BlockList, parse_text
+from .parse import BlockList, common_prefix, common_suffix, parse_text
 
 # Nodes that may span the edited place: statements whose bodies take whole lines.
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
@@ -183,9 +183,8 @@ def changed_line(old: str, new: str) -> ChangedLine | None:
     if len(changed) != 1:
         return None
     before, after = a[changed[0]], b[changed[0]]
-    first = next((k for k, (x, y) in enumerate(zip(before, after)) if x != y), min(len(before), len(after)))
-    kept = min(len(before), len(after)) - first
-    tail = next((k for k in range(kept) if before[-1 - k] != after[-1 - k]), kept)
+    first = common_prefix(before, after)
+    tail = common_suffix(before, after, min(len(before), len(after)) - first)
     typed = after[first:len(after) - tail]
     if "\x00" in typed or any("\ud800" <= c <= "\udfff" for c in typed):
         return None
@@ -200,13 +199,17 @@ def _comment_start(tree: ast.Module, line: str, lineno: int, lines: list[str]) -
     strings, gap = _on_line(tree, lineno)
     if not _outside_kept_out(lines, gap, lineno):
         return None
+    encoded = line.encode()
     at = line.find("#")
     while at >= 0:
         col = len(line[:at].encode())   # `ast` columns count UTF-8 bytes
-        if not any((s.lineno, s.col_offset) <= (lineno, col) < (s.end_lineno, s.end_col_offset)  # type: ignore[attr-defined]
-                   for s in strings):
+        holder: Any = next((s for s in strings if (s.lineno, s.col_offset) <= (lineno, col)   # type: ignore[attr-defined]
+                            < (s.end_lineno, s.end_col_offset)), None)   # type: ignore[attr-defined]
+        if holder is None:
             return at
-        at = line.find("#", at + 1)
+        if holder.end_lineno > lineno:
+            return None
+        at = line.find("#", len(encoded[:holder.end_col_offset].decode(errors="ignore")))   # after that string
     return None
 
 
