@@ -65,7 +65,7 @@ class Block:
     def tree(self) -> ast.Module | None:
         """The parsed block, or None when it does not parse (half-typed code)."""
         if self._tree is False:
-            self._tree = parse_text(self.text) if self.shares_trees else _parse(self.text)
+            self._tree = parse_text(self.text) if self.shares_trees else parse_uncached(self.text)
             if self._tree is not None:
                 CACHES.holders.setdefault(self._tree, weakref.WeakSet()).add(self)
         return self._tree if isinstance(self._tree, ast.Module) else None
@@ -153,11 +153,12 @@ def parse_text(text: str) -> ast.Module | None:
     """The tree of `text`, shared with every other text equal to it; None: no parse."""
     tree = CACHES.parse.get(text, False)
     if not isinstance(tree, (ast.Module, type(None))):
-        tree = CACHES.parse.put(text, _parse(text))
+        tree = CACHES.parse.put(text, parse_uncached(text))
     return tree
 
 
-def _parse(text: str) -> ast.Module | None:
+def parse_uncached(text: str) -> ast.Module | None:
+    """The tree of `text`, made afresh and kept nowhere; None: no parse."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes etc.

@@ -20,7 +20,7 @@ from typing import Any, TypeGuard
 
 from .closure import in_closure
 from .module import block_names
-from .parse import BlockList, common_prefix, common_suffix, parse_text
+from .parse import BlockList, common_prefix, common_suffix, parse_text, parse_uncached
 
 # Nodes that may span the edited place: statements whose bodies take whole lines.
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
@@ -275,7 +275,7 @@ def _parse_literal(lines: list[str], col: int, end_col: int) -> ast.Constant | N
             text = "\n".join([first.decode(), *lines[1:-1], last.decode()])
     except UnicodeDecodeError:
         return None
-    tree = parse_text(text)
+    tree = parse_uncached(text)
     if tree is None or len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
         return None
     value = tree.body[0].value
