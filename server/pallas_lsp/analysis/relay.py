@@ -5,10 +5,10 @@ comments, and `name = <literal>` inside a function where nothing else names `nam
 leaves every statement of the block as it was, only lower or higher in the document;
 text typed inside a comment, or blanks and a comment typed after a line's code, leave
 every statement where it was, and text typed inside a docstring changes only a value
-nothing reads.  Such a block keeps its parse tree, with
-the positions (and docstring) of the new text, and with it every result that refers to
-its nodes: nothing is analysed again.  Anything else (code edited in place, a line inside
-an expression or a string, a statement the code may read) is an ordinary change.
+nothing reads.  Such a block keeps its parse tree, with the positions (and docstring) of
+the new text, and with it every result that refers to its nodes: nothing is analysed
+again.  Anything else (code edited in place, a line inside an expression or a string, a
+statement the code may read) is an ordinary change.
 """
 
 from __future__ import annotations
@@ -268,11 +268,10 @@ def _parse_literal(lines: list[str], col: int, end_col: int) -> ast.Constant | N
     """The string constant that the text of `lines` from column `col` of the first to
     `end_col` of the last (UTF-8 bytes) is, when it is one whole string literal."""
     try:
-        first, last = lines[0].encode()[col:], lines[-1].encode()[:end_col]
         if len(lines) == 1:
             text = lines[0].encode()[col:end_col].decode()
         else:
-            text = "\n".join([first.decode(), *lines[1:-1], last.decode()])
+            text = "\n".join([lines[0].encode()[col:].decode(), *lines[1:-1], lines[-1].encode()[:end_col].decode()])
     except UnicodeDecodeError:
         return None
     tree = parse_uncached(text)
