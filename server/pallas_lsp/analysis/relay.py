@@ -60,6 +60,11 @@ class ChangedLine:
     old_lines: list[str]
     new_lines: list[str]
 
+    @property
+    def first_col(self) -> int:
+        """`first` as `ast` counts columns: UTF-8 bytes."""
+        return len(self.before[:self.first].encode())
+
 
 @dataclass(frozen=True, slots=True)
 class StringEdit:
@@ -131,19 +136,20 @@ def inert_edit(tree: ast.Module, line: ChangedLine) -> bool:
     code at the same places: the edit is inside the comment that ends the line (after a
     `#` that starts one), or only blanks and a comment follow its start in both texts,
     where no string is open and no backslash continues the line."""
-    if "#" in line.before[:line.first]:
-        hash_at = _comment_start(tree, line.before, line.lineno, line.old_lines)
-        if hash_at is not None and hash_at < line.first:
-            return True
-    if not (_BLANKS_THEN_COMMENT.fullmatch(line.before, line.first)
-            and _BLANKS_THEN_COMMENT.fullmatch(line.after, line.first)) \
-            or line.before[:line.first].rstrip(" \t").endswith("\\"):
+    in_comment = "#" in line.before[:line.first]
+    blanks = bool(_BLANKS_THEN_COMMENT.fullmatch(line.before, line.first)
+                  and _BLANKS_THEN_COMMENT.fullmatch(line.after, line.first)) \
+        and not line.before[:line.first].rstrip(" \t").endswith("\\")
+    if not (in_comment or blanks):
         return False
     strings, gap = _on_line(tree, line.lineno)
-    col = len(line.before[:line.first].encode())
-    return _outside_kept_out(line.old_lines, gap, line.lineno) and not any(
-        (s.lineno, s.col_offset) < (line.lineno, col) < (s.end_lineno, s.end_col_offset)   # type: ignore[attr-defined]
-        for s in strings)
+    if not _outside_kept_out(line.old_lines, gap, line.lineno):
+        return False
+    if in_comment:
+        hash_at = _comment_start(line.before, line.lineno, strings)
+        if hash_at is not None and hash_at < line.first:
+            return True
+    return blanks and _string_holding(strings, line.lineno, line.first_col) is None
 
 
 def string_edit(tree: ast.Module, line: ChangedLine) -> StringEdit | None:
@@ -155,9 +161,8 @@ def string_edit(tree: ast.Module, line: ChangedLine) -> StringEdit | None:
     if not (isinstance(stmt, ast.Expr) and _is_str(stmt.value) and _same_span(stmt, stmt.value)):
         return None
     s: Any = stmt.value
-    start = len(line.before[:line.first].encode())
     end = len(line.before[:line.last_before].encode())
-    if not (s.lineno, s.col_offset) < (line.lineno, start) <= (line.lineno, end) < (s.end_lineno, s.end_col_offset):
+    if not (s.lineno, s.col_offset) < (line.lineno, line.first_col) <= (line.lineno, end) < (s.end_lineno, s.end_col_offset):
         return None
     lines = line.new_lines[s.lineno - 1:s.end_lineno]
     end_col = s.end_col_offset
@@ -191,26 +196,26 @@ def changed_line(old: str, new: str) -> ChangedLine | None:
     return ChangedLine(changed[0] + 1, before, after, first, len(before) - tail, a, b)
 
 
-def _comment_start(tree: ast.Module, line: str, lineno: int, lines: list[str]) -> int | None:
-    """Where the comment on line `lineno` (`line`, 1-based) of `tree`'s text (`lines`)
-    starts, when the tree shows it: the first `#` that no string of the tree holds, on a
-    line of the tree's code, or on a line after it that no assignment starts (the
-    statements kept out of the tree, `relaid`: the `#` may be in one's string)."""
-    strings, gap = _on_line(tree, lineno)
-    if not _outside_kept_out(lines, gap, lineno):
-        return None
+def _comment_start(line: str, lineno: int, strings: list[ast.AST]) -> int | None:
+    """Where the comment on line `lineno` (`line`, 1-based) starts: the first `#` that none
+    of `strings` (the tree's strings on that line) holds."""
     encoded = line.encode()
     at = line.find("#")
     while at >= 0:
-        col = len(line[:at].encode())   # `ast` columns count UTF-8 bytes
-        holder: Any = next((s for s in strings if (s.lineno, s.col_offset) <= (lineno, col)   # type: ignore[attr-defined]
-                            < (s.end_lineno, s.end_col_offset)), None)   # type: ignore[attr-defined]
+        holder = _string_holding(strings, lineno, len(line[:at].encode()))   # `ast` columns count UTF-8 bytes
         if holder is None:
             return at
         if holder.end_lineno > lineno:
             return None
         at = line.find("#", len(encoded[:holder.end_col_offset].decode(errors="ignore")))   # after that string
     return None
+
+
+def _string_holding(strings: list[ast.AST], lineno: int, col: int) -> Any:
+    """The one of `strings` that holds the place after its first character at line
+    `lineno`, column `col` (UTF-8 bytes), if one does."""
+    return next((s for s in strings if (s.lineno, s.col_offset) < (lineno, col)   # type: ignore[attr-defined]
+                 < (s.end_lineno, s.end_col_offset)), None)   # type: ignore[attr-defined]
 
 
 def _outside_kept_out(lines: list[str], gap: int | None, lineno: int) -> bool:
