@@ -29,21 +29,34 @@ import os
 YOUNG_SCAN_LIMIT = 100_000
 
 
+def pause() -> bool:
+    """Turn the cyclic GC off: whether it was on (to give `settle`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    return enabled
+
+
+def settle(enabled: bool) -> None:
+    """After a run made with the GC paused: collect what it made if that is cheap, move
+    every live object to the permanent generation, and turn the GC back on if it was."""
+    if gc.get_count()[0] <= YOUNG_SCAN_LIMIT:
+        gc.collect()   # only the objects made since the last freeze are scanned
+    gc.freeze()
+    if enabled:
+        gc.enable()
+
+
 @contextlib.contextmanager
 def gc_paused(freeze: bool = False):
     """Run the block with the cyclic GC off (as it was before, on or off, afterwards);
-    with `freeze`, move every live object to the permanent generation before the GC
-    comes back on."""
-    enabled = gc.isenabled()
-    gc.disable()
+    with `freeze`, `settle` after it."""
+    enabled = pause()
     try:
         yield
     finally:
         if freeze:
-            if gc.get_count()[0] <= YOUNG_SCAN_LIMIT:
-                gc.collect()   # only the objects made since the last freeze are scanned
-            gc.freeze()
-        if enabled:
+            settle(enabled)
+        elif enabled:
             gc.enable()
 
 
@@ -98,3 +111,26 @@ class GrowthWatch:
             reclaim()
             self._baseline = _rss()
         return due
+
+
+class SettleAfterAnswer:
+    """The GC paused for a server's analysis run and settled only once the run's answer
+    has been sent (a keystroke's collection costs 5-10 ms in a large kernel's file: the
+    diagnostics do not wait for it).  The GC stays off in between, so that no automatic
+    collection scans the run's objects first.  `pause` before a run (a run paused
+    already keeps it so); `settle` after its answer, on the same thread, then
+    `reclaim` when the process has grown (`GrowthWatch`).  Owned by the server."""
+
+    def __init__(self) -> None:
+        self.growth = GrowthWatch()
+        self._enabled: bool | None = None   # whether the GC was on before the pause
+
+    def pause(self) -> None:
+        if self._enabled is None:
+            self._enabled = pause()
+
+    def settle(self) -> None:
+        if self._enabled is not None:
+            settle(self._enabled)
+            self._enabled = None
+            self.growth.reclaim_when_grown()

@@ -216,6 +216,32 @@ def test_a_large_runs_garbage_is_frozen_until_reclaimed(monkeypatch):
     gc.unfreeze()
 
 
+def test_a_servers_run_is_settled_after_its_answer(monkeypatch):
+    """The server pauses the GC for a run and settles it only after the answer is sent:
+    until then no collection runs (the run's garbage is still there); settling collects
+    it, freezes the rest and turns the GC back on, once for runs paused together."""
+    import gc
+    import weakref
+
+    from pallas_lsp import memory
+
+    grown = []
+    monkeypatch.setattr(memory.GrowthWatch, "reclaim_when_grown", lambda self: grown.append(1))
+    assert gc.isenabled()
+    gc_state = memory.SettleAfterAnswer()
+    gc_state.pause()
+    node = _Node()
+    alive = weakref.ref(node)
+    del node                     # cyclic garbage of the run
+    gc_state.pause()             # a second run before the first was settled (superseded)
+    assert not gc.isenabled() and alive() is not None
+    gc_state.settle()
+    assert gc.isenabled() and alive() is None and grown == [1]
+    gc_state.settle()            # nothing paused: nothing to do
+    assert gc.isenabled() and grown == [1]
+    gc.unfreeze()
+
+
 def test_reclaim_when_grown_collects_only_after_enough_growth(monkeypatch):
     from pallas_lsp import memory
 

@@ -29,7 +29,7 @@ from ..analysis.engine import Cancelled, ModuleAnalyzer
 from ..analysis.findings import Finding
 from ..analysis.choices import ChoiceCheck
 from ..analysis.fixes import fixes_for, split_lines
-from ..memory import GrowthWatch, frozen_after, reclaim
+from ..memory import SettleAfterAnswer, frozen_after, reclaim
 from .diagnostics import DiagnosticFactory, PositionConverter, split_plain
 from .notebooks import NotebookText, join_cells, notebook_message
 from .settings import Selection
@@ -135,7 +135,7 @@ class DocumentStore:
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pallas-analysis")
         self.stopped = False
         self._reclaim_pending = False
-        self.growth = GrowthWatch()
+        self.gc = SettleAfterAnswer()   # a run's collection waits until its answer is sent
 
     def stop(self) -> None:
         """The client asked for shutdown: no more runs; a run in flight is not waited for."""
@@ -284,12 +284,13 @@ class DocumentStore:
                 result = await loop.run_in_executor(self.executor, self._run, doc, snap)
                 if doc.closed:
                     break
-                if result is None or result.generation != doc.generation:
-                    continue           # superseded while running: never publish it
-                self._finish(doc, result)
+                if result is not None and result.generation == doc.generation:
+                    self._finish(doc, result)   # a run superseded while running is never published
+                self.on_worker(self.gc.settle)  # after the answer is sent, before the next run
         except Exception:
             log.exception("scheduling the analysis of %s failed", doc.uri)
         finally:
+            self.on_worker(self.gc.settle)
             doc.running = False
             if doc.waiters and (doc.closed or doc.result is None
                                 or doc.result.generation != doc.generation):
@@ -316,10 +317,9 @@ class DocumentStore:
                 doc.too_large_logged = True
         else:
             try:
-                with frozen_after():
-                    findings = doc.analyzer.analyze(
-                        text, lambda: doc.closed or self.stopped or doc.generation != snap.generation)
-                self.growth.reclaim_when_grown()   # documents kept open for a long time
+                self.gc.pause()   # settled once the answer is sent (`_drive`)
+                findings = doc.analyzer.analyze(
+                    text, lambda: doc.closed or self.stopped or doc.generation != snap.generation)
             except Cancelled:
                 log.debug("%s v%s: superseded after %.1f ms", doc.uri, snap.version,
                           (time.perf_counter() - t0) * 1000)
