@@ -4,6 +4,8 @@ names nothing that may) is skipped, without losing a finding."""
 
 import os
 
+import pytest
+
 from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
 from pallas_lsp.analysis.workspace import Workspace
 
@@ -167,6 +169,42 @@ def test_a_kernel_run_only_where_its_call_may_not_run_is_also_run_on_its_own():
     analyzer = ModuleAnalyzer()
     analyzer.analyze(text)
     assert analyzer.stats == {"blocks": 6, "entries_run": 6, "moved": 0, "calls_remembered": 0}    # imports, `run` and `kernel`
+
+
+def sharded(apply):
+    """A wrapper that hands a per-device function to `jax.shard_map` (`apply`: how the
+    mapped function is called, or kept)."""
+    return dedent(f'''
+
+
+        def run(x, mesh):
+            def per_device(part):
+                return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((8, 128), jnp.float32),
+                                      scratch_shapes=[pltpu.VMEM((2, 8, 128), jnp.float32)])(part)
+            mapped = jax.shard_map(per_device, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+            {apply}
+    ''')
+
+
+@pytest.mark.parametrize("apply, certain", [
+    ("return jax.shard_map(per_device, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(x)", True),
+    ("return jax.jit(mapped)(x)", False),          # kept first: handed on, it may be called
+    ("return mapped", False),
+    ("return jax.vmap(mapped)(x)", False),
+])
+def test_a_function_shard_map_calls_at_once_surely_runs(apply, certain):
+    """JAX traces the function given to `shard_map` once each time the mapped function is
+    called: called at once, its `pallas_call` surely runs the kernel, which is then not
+    also run on its own; kept, returned or handed on, it may or may not run (as before),
+    and the kernel's own entry runs too.  The finding is the same either way."""
+    text = HEADER.replace("import jax\n", "import jax\nfrom jax.sharding import PartitionSpec as P\n") \
+        + SCOPED_KERNEL + sharded(apply)
+    dma = text.split("\n").index("        pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()") + 1
+    analyzer = ModuleAnalyzer()
+    assert [(f.code, f.span.line + 1) for f in analyzer.analyze(text)] == [("PAL001", dma)]
+    # the five imports and `run`; the kernel's own entry only where the call may not run
+    assert analyzer.stats["entries_run"] == (6 if certain else 7)
+    assert [(f.code, f.span.line + 1) for f in analyze_source(text)] == [("PAL001", dma)]
 
 
 def test_of_two_entries_at_one_place_the_one_that_knows_the_declaration_is_kept():

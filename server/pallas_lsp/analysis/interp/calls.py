@@ -249,9 +249,7 @@ class CallingInterpreter(ABC):
             if not isinstance(a, Arg):
                 continue
             value = a.value
-            if isinstance(value, Func) and value.block in ctx.run_alone \
-                    and value.block is not ctx.entry_block and value.path is None \
-                    and value.frame is not None and value.frame.parent is None:
+            if leans_on_own_entry(ctx, value):
                 ctx.leaned_on.add(value.block)   # its own entry runs it so, and certainly
             elif isinstance(value, (Func, Partial)):
                 with maybe_runs(ctx):   # called any number of times, or never
@@ -505,6 +503,13 @@ class CallingInterpreter(ABC):
 
 CONTAINER_METHODS = LIST_METHODS | DICT_METHODS
 CHANGING_METHODS = CONTAINER_METHODS - {"get"}
+
+
+def leans_on_own_entry(ctx: Context, value: Any) -> bool:
+    """Whether `value` is a top-level function of the document that runs as an entry of its
+    own: handed to code not followed, it is not run again with unknown arguments there."""
+    return isinstance(value, Func) and value.block in ctx.run_alone and value.block is not ctx.entry_block \
+        and value.path is None and value.frame is not None and value.frame.parent is None
 
 
 def _given_a_closure(args: list[ArgOrStar], kwargs: dict[str, Arg]) -> bool:

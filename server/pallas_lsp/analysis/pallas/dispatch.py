@@ -12,7 +12,7 @@ from ..arrays.values import dtype_value
 from ..interp.domain import NOT_MINE
 from ..interp.frame import CallArgs, Evaluator
 from ..values import SCALAR, UNKNOWN, Api, Const, Seq
-from . import handlers, invokers
+from . import handlers, invokers, sharding
 from .model import Api as ApiEntry
 from .model import ApiKind, Invoker
 from .buffers import dtype_name
@@ -28,6 +28,7 @@ from .values import (
     PallasCallable,
     Passthrough,
     Pipeline,
+    ShardMapped,
     WhenDecorator,
     WithScoped,
     WithScopedDecorator,
@@ -104,6 +105,7 @@ _BY_TYPE: dict[type, Callable[[Evaluator, Any, CallArgs], Any]] = {
     Pipeline: invokers.apply_pipeline,
     Passthrough: _passthrough,
     AtProperty: _unknown,
+    ShardMapped: sharding.apply_shard_map,
 }
 
 

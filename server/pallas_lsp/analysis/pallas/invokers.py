@@ -38,6 +38,7 @@ from ..values import (
 )
 from .buffers import array_of_spec, array_spec_of, block_buffer, io_buffers, scratch_buffer
 from .counting import MAX_TRIPS, replay_would_help, unroll_trips
+from . import sharding
 from .handlers import unseen_events
 from .kernel_runs import outside_changes, run_key
 from .model import Binding, Invoker
@@ -512,6 +513,7 @@ INVOKER_HANDLERS = {
     Binding.COND: cond,
     Binding.SWITCH: switch,
     Binding.TREE_MAP: tree_map,
+    Binding.SHARD_MAP: sharding.shard_map,
 }
 
 

@@ -78,6 +78,7 @@ class Binding(Enum):
     COND = "true_fun(*operands), false_fun(*operands)"
     SWITCH = "each branch(*operands)"
     TREE_MAP = "f(*leaves) for each leaf of the trees, results in the first tree's structure"
+    SHARD_MAP = "f(*per-device operands), traced once each time the mapped function is called"
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,7 @@ INVOKERS: tuple[Invoker, ...] = (
     Invoker("jax.lax.switch", Binding.SWITCH, ("index", "branches")),
     Invoker("jax.tree.map", Binding.TREE_MAP, ("f", "tree")),
     Invoker("jax.tree_util.tree_map", Binding.TREE_MAP, ("f", "tree")),
+    Invoker("jax.shard_map", Binding.SHARD_MAP, ("f",)),
 )
 
 _PASSTHROUGH = ("jax.named_scope", "jax.named_call", "jax.jit", "jax.checkpoint", "jax.remat",

@@ -190,8 +190,15 @@ class Passthrough(DomainValue):
     """`jax.jit(...)` and friends used as a decorator factory: returns what it wraps."""
 
 
+@dataclass(frozen=True, eq=False)
+class ShardMapped(DomainValue):
+    """`jax.shard_map(f, ...)` called at once: calling it traces `f` (`pallas/sharding.py`)."""
+
+    func: Any
+
+
 PALLAS_CALLABLES = (PallasCallable, DescriptorCall, WhenDecorator, LoopDecorator, WithScopedDecorator, WithScoped,
-                    CoreMapDecorator, Pipeline, Passthrough, AtProperty)
+                    CoreMapDecorator, Pipeline, Passthrough, AtProperty, ShardMapped)
 
 
 def function_nodes(value: Any, depth: int = 0) -> set[ast.AST]:
