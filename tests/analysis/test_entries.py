@@ -207,6 +207,19 @@ def test_a_function_shard_map_calls_at_once_surely_runs(apply, certain):
     assert [(f.code, f.span.line + 1) for f in analyze_source(text)] == [("PAL001", dma)]
 
 
+def test_shard_map_edits_give_what_a_fresh_analysis_gives():
+    """Editing the wrapper between calling the mapped function at once and keeping it: the
+    kernel's own entry runs again when no entry surely runs the kernel any more."""
+    head = HEADER.replace("import jax\n", "import jax\nfrom jax.sharding import PartitionSpec as P\n")
+    analyzer = ModuleAnalyzer()
+    for apply in ["return jax.shard_map(per_device, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(x)",
+                  "return jax.jit(mapped)(x)", "return jax.shard_map(per_device, mesh=mesh)(x)", "return mapped"]:
+        text = head + SCOPED_KERNEL.replace("buf.at[0], sems", "buf.at[0], sems.at[0]") + sharded(apply)
+        for version in (text, head + SCOPED_KERNEL + sharded(apply)):
+            got = [(f.code, f.span.line, f.severity) for f in analyzer.analyze(version)]
+            assert got == [(f.code, f.span.line, f.severity) for f in analyze_source(version)]
+
+
 def test_of_two_entries_at_one_place_the_one_that_knows_the_declaration_is_kept():
     """The kernel's own entry knows `sems` only by its use (`(?, ?)`), the `pallas_call`'s
     run knows its declaration (`(2, n - 1)`): that one is shown, whichever ran first."""
