@@ -36,9 +36,9 @@ from ..values import (
     SeqTail,
     join,
 )
+from . import sharding
 from .buffers import array_of_spec, array_spec_of, block_buffer, io_buffers, scratch_buffer
 from .counting import MAX_TRIPS, replay_would_help, unroll_trips
-from . import sharding
 from .handlers import unseen_events
 from .kernel_runs import outside_changes, run_key
 from .model import Binding, Invoker
