@@ -171,6 +171,9 @@ def test_a_kernel_run_only_where_its_call_may_not_run_is_also_run_on_its_own():
     assert analyzer.stats == {"blocks": 6, "entries_run": 6, "moved": 0, "calls_remembered": 0}    # imports, `run` and `kernel`
 
 
+SHARDED_HEADER = HEADER.replace("import jax\n", "import jax\nfrom jax.sharding import PartitionSpec as P\n")
+
+
 def sharded(apply):
     """A wrapper that hands a per-device function to `jax.shard_map` (`apply`: how the
     mapped function is called, or kept)."""
@@ -197,8 +200,7 @@ def test_a_function_shard_map_calls_at_once_surely_runs(apply, certain):
     called: called at once, its `pallas_call` surely runs the kernel, which is then not
     also run on its own; kept, returned or handed on, it may or may not run (as before),
     and the kernel's own entry runs too.  The finding is the same either way."""
-    text = HEADER.replace("import jax\n", "import jax\nfrom jax.sharding import PartitionSpec as P\n") \
-        + SCOPED_KERNEL + sharded(apply)
+    text = SHARDED_HEADER + SCOPED_KERNEL + sharded(apply)
     dma = text.split("\n").index("        pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()") + 1
     analyzer = ModuleAnalyzer()
     assert [(f.code, f.span.line + 1) for f in analyzer.analyze(text)] == [("PAL001", dma)]
@@ -210,7 +212,7 @@ def test_a_function_shard_map_calls_at_once_surely_runs(apply, certain):
 def test_shard_map_edits_give_what_a_fresh_analysis_gives():
     """Editing the wrapper between calling the mapped function at once and keeping it: the
     kernel's own entry runs again when no entry surely runs the kernel any more."""
-    head = HEADER.replace("import jax\n", "import jax\nfrom jax.sharding import PartitionSpec as P\n")
+    head = SHARDED_HEADER
     analyzer = ModuleAnalyzer()
     for apply in ["return jax.shard_map(per_device, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(x)",
                   "return jax.jit(mapped)(x)", "return jax.shard_map(per_device, mesh=mesh)(x)", "return mapped"]:

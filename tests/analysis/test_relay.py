@@ -117,6 +117,14 @@ def typed(text: str, line: str, at: str, new: str) -> str:
     return "\n".join(lines[:i] + [line[:k] + new + line[k:]] + lines[i + 1:])
 
 
+def check_kept_typed_and_deleted(analyzer, base: str, text: str) -> None:
+    """`text` (typed into `base`) and `base` again (the text deleted) each keep the tree,
+    which is the tree Python parses from that text."""
+    for version in (text, base):
+        check_kept(analyzer, version, True)
+        assert_trees_as_parsed(analyzer)
+
+
 COMMENTED = KERNEL.replace("    cp.start()\n", "    cp.start()  # the copy\n") \
     .replace("    cp = pltpu.make_async_copy(x_hbm, buf.at[slot], sems)\n",
              "    cp = pltpu.make_async_copy(x_hbm, buf.at[slot], sems)  # \n") \
@@ -142,9 +150,7 @@ def test_text_typed_into_a_comment_keeps_the_tree():
                           ("", "", "    ")]:                               # a blank line
         text = typed(COMMENTED, line, at, new)
         assert inert_edit(ast.parse(COMMENTED), changed_line(COMMENTED, text)), line
-        check_kept(analyzer, text, True)
-        assert_trees_as_parsed(analyzer)
-        check_kept(analyzer, COMMENTED, True)   # and deleted again
+        check_kept_typed_and_deleted(analyzer, COMMENTED, text)
     copy_line = COMMENTED.split("\n").index(COPY)
     assert [f.code for f in fresh(COMMENTED)[0] if f.span.line == copy_line] == ["PAL001"]
     assert not [f for f in fresh(typed(COMMENTED, COPY, "# ", "noqa"))[0] if f.span.line == copy_line]
@@ -183,11 +189,7 @@ def test_text_typed_into_a_docstring_keeps_the_tree_with_the_new_string():
                           ('    """', "    ", "x"),                    # the line that ends it
                           ('    "One line."  # and a comment', "One", " \\u00e9"),
                           ('        """Nothing but this."""', "this", " é")]:   # it ends the class
-        text = typed(DOCUMENTED, line, at, new)
-        check_kept(analyzer, text, True)
-        assert_trees_as_parsed(analyzer)
-        check_kept(analyzer, DOCUMENTED, True)
-        assert_trees_as_parsed(analyzer)
+        check_kept_typed_and_deleted(analyzer, DOCUMENTED, typed(DOCUMENTED, line, at, new))
 
 
 def test_text_typed_that_ends_a_docstring_or_is_not_in_one_is_analysed_again():
