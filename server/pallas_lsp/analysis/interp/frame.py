@@ -47,10 +47,15 @@ class _Star:
 STAR = _Star()
 
 
-@dataclass(eq=False, slots=True)
 class Arg:
-    value: Any
-    node: ast.AST | None = None
+    __slots__ = ("value", "node")
+
+    def __init__(self, value: Any, node: ast.AST | None = None) -> None:
+        self.value = value
+        self.node = node
+
+    def __repr__(self) -> str:
+        return f"Arg(value={self.value!r}, node={self.node!r})"
 
 
 ArgOrStar = Arg | _Star
@@ -59,14 +64,16 @@ ArgOrStar = Arg | _Star
 ANY_KWARGS = {"**": Arg(UNKNOWN)}
 
 
-@dataclass(slots=True)
 class CallArgs:
     """One call as a handler sees it: evaluated arguments, the call node, the frame."""
 
-    args: list[ArgOrStar]
-    kwargs: dict[str, Arg]
-    node: ast.AST | None
-    frame: Frame
+    __slots__ = ("args", "kwargs", "node", "frame")
+
+    def __init__(self, args: list[ArgOrStar], kwargs: dict[str, Arg], node: ast.AST | None, frame: Frame) -> None:
+        self.args = args
+        self.kwargs = kwargs
+        self.node = node
+        self.frame = frame
 
     def positional(self, i: int) -> Arg | None:
         """The i-th positional argument, None when absent or behind a `*` of unknown length."""
@@ -153,12 +160,14 @@ def walrus_frame(frame: Frame) -> Frame:
     return frame
 
 
-@dataclass(slots=True)
 class LoopExits:
     """The states in which one run of a loop's body left it by `break` or `continue`."""
 
-    breaks: list[dict] = field(default_factory=list)
-    continues: list[dict] = field(default_factory=list)
+    __slots__ = ("breaks", "continues")
+
+    def __init__(self) -> None:
+        self.breaks: list[dict] = []
+        self.continues: list[dict] = []
 
 
 @dataclass
