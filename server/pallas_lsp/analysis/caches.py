@@ -47,6 +47,14 @@ class BoundedMemo(Generic[K, V]):
         return len(self._data)
 
 
+class NodeMemo(weakref.WeakKeyDictionary):
+    """A memo keyed by syntax nodes that does not keep them alive.  The interpreter's hot
+    paths read `data` (weak reference -> value) themselves: `data.get(weakref.ref(node))`
+    costs C calls only, where `get(node)` is a Python method."""
+
+    data: dict[weakref.ref, Any]
+
+
 class Caches:
     def __init__(self) -> None:
         # text -> tree; the oldest third goes (blocks keep their own trees: this only
@@ -58,11 +66,11 @@ class Caches:
         self.canonical: BoundedMemo[str, str] = BoundedMemo(100_000)
         # (operation, its arguments) -> the array model's answer (kernels repeat their operations)
         self.array_ops: BoundedMemo[tuple, Any] = BoundedMemo(20_000, 1 / 3)
-        self.nonlocals: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # def node -> names
-        self.walrus: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()      # expression -> the names its `:=` bind
-        self.generators: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> generator kind
-        self.parameters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # def node -> its parameters
-        self.loop_facts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # loop node -> what its body reads, changes
+        self.nonlocals: NodeMemo = NodeMemo()    # def node -> names
+        self.walrus: NodeMemo = NodeMemo()       # expression -> the names its `:=` bind
+        self.generators: NodeMemo = NodeMemo()   # def node -> generator kind
+        self.parameters: NodeMemo = NodeMemo()   # def node -> its parameters
+        self.loop_facts: NodeMemo = NodeMemo()   # loop node -> what its body reads, changes
         self.bindings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # def node -> {name: times bound}
         self.parents: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # block tree -> {node: (parent, field)}
         self.views_and_defs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # block tree -> `.at` views, defs

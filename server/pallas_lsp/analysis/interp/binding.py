@@ -5,6 +5,7 @@ semaphore passed: a DMA inside a helper reports at the outermost call)."""
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import Any
 
 from ..caches import CACHES
@@ -80,7 +81,7 @@ class Parameters:
 def parameters(fnode: Any) -> Parameters:
     """`fnode`'s parameters (memoised per def node)."""
     memo = CACHES.parameters
-    params = memo.get(fnode)
+    params = memo.data.get(weakref.ref(fnode))
     if params is None:
         params = memo[fnode] = Parameters(fnode.args)
     return params

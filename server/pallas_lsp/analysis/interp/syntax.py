@@ -4,6 +4,7 @@ import-error handlers."""
 from __future__ import annotations
 
 import ast
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ def catches_import_error(handler: ast.ExceptHandler) -> bool:
 def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[str]:
     """Names a function declares `nonlocal` (its assignments write to the enclosing frame)."""
     memo = CACHES.nonlocals
-    cached = memo.get(fnode)
+    cached = memo.data.get(weakref.ref(fnode))
     if cached is None and func_block_text is not None and "nonlocal" not in func_block_text:
         cached = memo[fnode] = frozenset()  # the common case, without walking the body
     if cached is None:
@@ -41,7 +42,7 @@ def nonlocal_names(fnode: Any, func_block_text: str | None = None) -> frozenset[
 def walrus_targets(node: ast.AST) -> frozenset[str]:
     """Names a `:=` in an expression binds (not in its lambdas), memoised."""
     memo = CACHES.walrus
-    cached = memo.get(node)
+    cached = memo.data.get(weakref.ref(node))
     if cached is None:
         out = set()
         stack = list(ast.iter_child_nodes(node))
@@ -86,7 +87,7 @@ def generator_kind(fnode: Any, func_block_text: str | None = None) -> str | None
     when its body has no branch, early exit or `while` (it yields the same items, in the
     same order, each time its `for` loops are unrolled), else "dynamic"."""
     memo = CACHES.generators
-    cached = memo.get(fnode)
+    cached = memo.data.get(weakref.ref(fnode))
     if cached is None and func_block_text is not None and "yield" not in func_block_text:
         cached = memo[fnode] = ""  # the common case, without walking the body
     if cached is None:
@@ -111,7 +112,7 @@ class LoopFacts:
 def loop_facts(loop: ast.For | ast.While) -> LoopFacts:
     """What a loop's body reads and which lists it changes, functions in it included."""
     memo = CACHES.loop_facts
-    found = memo.get(loop)
+    found = memo.data.get(weakref.ref(loop))
     if found is None:
         parts = [*loop.body, loop.test] if isinstance(loop, ast.While) else loop.body
         nodes = [n for part in parts for n in ast.walk(part)]
