@@ -101,6 +101,7 @@ class ModuleState:
         self.workspace = workspace
         self.bindings: dict[str, Block] = bindings
         self._envs: dict = {}
+        self._resolved: dict = {}   # global name -> (its block's env, the block, the env's deps)
         self._evaluating: set = set()
         self._spelling: dict[str, frozenset[str]] = {}
 
@@ -129,6 +130,17 @@ class ModuleState:
         return self.binding_key(name) == key
 
     def global_value(self, name, ctx, frame):
+        known = self._resolved.get(name)
+        if known is None or self._evaluating:
+            return self._resolve(name, ctx)
+        env, key, deps = known   # resolved before in this run: its env, as it is now
+        if self.loc_path is None:
+            ctx.deps[name] = key
+        if deps:
+            ctx.deps.update(deps)
+        return env.get(name, UNKNOWN)
+
+    def _resolve(self, name, ctx):
         block = self.bindings.get(name)
         if block is not None and block.key in self._evaluating:
             # `kernel = functools.partial(kernel, ...)`: inside the block that rebinds the
@@ -143,6 +155,9 @@ class ModuleState:
                     return value
             return Api(name) if name in _BUILTINS else UNKNOWN
         env = self.block_env(block, ctx)
+        cached = self._envs.get(block.key)
+        if cached is not None and not self._evaluating:
+            self._resolved[name] = (env, block.key, cached[1])
         return env.get(name, UNKNOWN)
 
     def block_env(self, block, ctx):
