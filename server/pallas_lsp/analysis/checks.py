@@ -16,12 +16,13 @@ from .pallas.indexed_use import judged_against
 from .pallas.indexing import indexed_text
 from .pallas.model import SemRole
 from .pallas.sems import Sem
+from .records import record
 from .report import loc_span
 from .rules import RULES
 from .values import Loc, SliceV, shape_text
 
 
-@dataclass(frozen=True)
+@record
 class CallContext:
     """What the index suggestion needs from where a call is."""
 
@@ -29,7 +30,7 @@ class CallContext:
     loop_var: str | None = None            # the innermost loop variable around the call
 
 
-@dataclass(frozen=True)
+@record
 class SemUse:
     """One semaphore argument of a checked call (or of a descriptor's method)."""
 
@@ -45,7 +46,7 @@ class SemUse:
     context: CallContext | None = None
 
 
-@dataclass(frozen=True)
+@record
 class InnerUse:
     """Where the check itself happened (inside the helper the array was passed to)."""
 
@@ -56,7 +57,7 @@ class InnerUse:
     context: CallContext
 
 
-@dataclass(frozen=True)
+@record
 class Via:
     helper: str               # the helper's name, for messages
     use: Loc | None           # where it uses the semaphore
@@ -197,7 +198,7 @@ def position_key(raw: RawFinding) -> tuple:
     return tuple(loc.block.start if loc is not None else -1 for loc in locs)
 
 
-@dataclass(frozen=True)
+@record
 class _Static:
     """The parts of a finding that do not depend on where its blocks are now."""
 

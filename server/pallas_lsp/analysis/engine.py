@@ -23,7 +23,7 @@ import bisect
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from . import checks
@@ -47,6 +47,7 @@ from .pallas.protocol import Protocol
 from .pallas.replay import replay_kernels
 from .parse import Block, BlockList
 from .recall import EarlierResults
+from .records import record
 from .relay import keep_moved_block
 from .report import ContractFinding, loc_span
 from .suppression import apply_noqa
@@ -62,7 +63,7 @@ DOMAINS: tuple[Domain, ...] = (ArrayDomain(), PallasDomain())
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class EntryResult:
     """What running one entry gave: its raw findings, the global names it read (with the
     block each resolved to; `@module` keys: another module's version), the semaphores it
@@ -109,7 +110,7 @@ _SKIPPED = EntryResult(skipped=True)
 _INVOKED = EntryResult(invoked=True)
 
 
-@dataclass(frozen=True)
+@record
 class _Formatted:
     """A finding formatted for the block positions in `key` (re-made when one moves)."""
 
@@ -505,7 +506,7 @@ def _preference(f: Finding) -> tuple[bool, bool, int]:
             sum(d != "?" for d in shape))
 
 
-@dataclass(frozen=True)
+@record
 class SemaphoreInfo:
     """A semaphore as the analysis sees it at one place (hover text)."""
 

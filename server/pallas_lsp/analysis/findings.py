@@ -7,10 +7,12 @@ client's position encoding (UTF-16 by default); the CLI prints them 1-based.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from .records import record
 
 
-@dataclass(frozen=True, order=True)
+@record(order=True)
 class Span:
     line: int
     col: int
@@ -21,7 +23,7 @@ class Span:
         return Span(self.line + lines, self.col, self.end_line + lines, self.end_col)
 
 
-@dataclass(frozen=True)
+@record
 class Related:
     """A place that explains a finding: the declaration, the helper that starts the DMA, ..."""
 
@@ -30,7 +32,7 @@ class Related:
     path: str | None = None  # None: the analysed document itself
 
 
-@dataclass(frozen=True)
+@record
 class FixData:
     """Everything `fixes.py` needs to build edits without re-analysing.
 
@@ -49,7 +51,7 @@ class FixData:
     alternatives: tuple[tuple[str, ...], ...] = ()  # the other choices, most plausible first
 
 
-@dataclass(frozen=True)
+@record
 class Replacement:
     """Replace the text at `span` with `text` (an empty span inserts)."""
 
@@ -57,7 +59,7 @@ class Replacement:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Suggestion:
     """A fix the analysis proposes with its edits.  `safe`: certain to be what the
     author means (`check --fix` applies it); otherwise one choice among others, offered
@@ -68,7 +70,7 @@ class Suggestion:
     safe: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     code: str                     # rule code, e.g. "PAL001" (see rules.py)
     severity: str                 # "error" or "warning"

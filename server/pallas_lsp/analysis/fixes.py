@@ -12,11 +12,12 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+
 
 from .findings import Finding, Span
 from .pallas.derived import INDEX_KEEPER_WORDS
 from .pallas.indexing import indexed_text, trailing_at_bracket
+from .records import record
 from .suppression import parse_noqa
 
 QUICKFIX = "quickfix"
@@ -24,7 +25,7 @@ QUICKFIX = "quickfix"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True)
+@record
 class TextEdit:
     """Replace the text at `span` with `new_text` (an empty span inserts)."""
 
@@ -32,7 +33,7 @@ class TextEdit:
     new_text: str
 
 
-@dataclass(frozen=True)
+@record
 class Fix:
     """One code action: a title, its kind, the rule it fixes and its edits."""
 

@@ -24,19 +24,20 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+
 from typing import Any, TypeGuard
 
 from .caches import CACHES
 from .pallas.model import CheckedCall
 from .pallas.registry import REGISTRY
+from .records import record
 
 MAX_CHOICES = 4
 
 Index = tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class IndexSuggestion:
     index: Index                          # the safe index, or the first choice
     safe: bool

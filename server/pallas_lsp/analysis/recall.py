@@ -10,13 +10,15 @@ generation).  Such a result is taken instead of running the entry again."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
 from typing import Any
+
+from .records import record
 
 EARLIER_RESULTS = 16
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class _Kept:
     result: Any            # engine.EntryResult
     setting: tuple         # what the module's setting was while it was valid

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+
 from typing import Any, TypeGuard
 
 from .closure import in_closure
 from .module import block_names
 from .parse import BlockList, common_prefix, common_suffix, parse_text, parse_uncached
+from .records import record
 
 # Nodes that may span the edited place: statements whose bodies take whole lines.
 _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
@@ -37,7 +38,7 @@ _BLANKS_THEN_COMMENT = re.compile(r"[ \t]*(?:#.*)?")
 _CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class LineEdit:
     """Whole lines inserted into (`count` > 0) or deleted from (`count` < 0) a text, after
     its first `after` lines."""
@@ -46,7 +47,7 @@ class LineEdit:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ChangedLine:
     """The one line (1-based `lineno`) an edit changed: its text before and after, the
     first character that differs and where the text after the edit starts in `before`;
@@ -66,7 +67,7 @@ class ChangedLine:
         return len(self.before[:self.first].encode())
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class StringEdit:
     """A string statement's new literal (`literal`, parsed alone) and the nodes that end
     where it ends (it, its statement, the bodies it closes): their new end column."""

@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass
 
 from .findings import Finding, Related, Replacement, Span, Suggestion
+from .records import record
 from .rules import RULES
 from .values import Loc
 
@@ -33,7 +34,7 @@ def header_span(loc: Loc) -> Span:
     return Span(b.start + l0, start, b.start + l0, start + len("def ") + len(node.name))
 
 
-@dataclass(frozen=True)
+@record
 class ContractNote:
     """A place that explains a contract finding (the pallas_call, the grid, ...)."""
 
@@ -41,7 +42,7 @@ class ContractNote:
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class Edit:
     """Replace the text of `at`'s node with `text`, or insert `text` right after it."""
 
@@ -59,7 +60,7 @@ class Edit:
         return Replacement(span, self.text)
 
 
-@dataclass(frozen=True)
+@record
 class ContractSuggestion:
     title: str
     edits: tuple[Edit, ...]

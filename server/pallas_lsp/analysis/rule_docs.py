@@ -4,10 +4,12 @@ tables from it): the table a rule is listed in, what it finds and what JAX says,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 
-@dataclass(frozen=True)
+
+
+@record
 class RuleDoc:
     family: str     # "semaphores", "contract", "bodies" or "files": the README table it is in
     what: str       # what the rule finds (Markdown)

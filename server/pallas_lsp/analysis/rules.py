@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
+
+
 
 JAX_SEMAPHORE_DOC = "https://docs.jax.dev/en/latest/pallas/tpu/distributed.html"
 JAX_GRID_DOC = "https://docs.jax.dev/en/latest/pallas/grid_blockspec.html"
@@ -19,7 +21,7 @@ _CERTAINTY = ("An error where every path is known (a static grid, loops with sta
               "path (nothing anywhere in the kernel waits on, or signals, that semaphore).")
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     code: str
     name: str

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
 from typing import Protocol
 
 from .findings import Finding
+from .records import record
 
 
 class Lines(Protocol):
@@ -34,7 +35,7 @@ _NOQA = re.compile(
 _CODE = re.compile(r"[A-Za-z]+[0-9]+")
 
 
-@dataclass(frozen=True)
+@record
 class NoqaDirective:
     """A `# noqa` comment found in one line.
 

@@ -16,6 +16,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from .records import record
+
 
 class _Unknown:
     __slots__ = ()
@@ -73,7 +75,7 @@ class DomainValue:
         return self.signature() if self.portable else None
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Loc:
     """An AST node in a block (of this module, or of another file when `path` is set)."""
 
@@ -82,12 +84,12 @@ class Loc:
     path: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Const:
     value: Any            # int, float, str, bool, None, Ellipsis
 
 
-@dataclass(frozen=True)
+@record
 class SliceV:
     """A slice, `pl.ds(...)` / `pl.dslice(...)` / `slice(...)`: an index that keeps its
     dimension (`size`: its length when static, e.g. `pl.ds(i, 2)`, with its static `start`
@@ -104,7 +106,7 @@ class SliceV:
 SLICE = SliceV()
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Seq:
     """A Python tuple or list of values (nested scratch, packed arguments)."""
 
@@ -112,18 +114,18 @@ class Seq:
     is_list: bool = False
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Iter(Seq):
     """An iterator over known items (`iter(refs)`): the items it has left.  `next(it)`
     gives the first and rebinds `it` to the rest."""
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Range(Seq):
     """A static `range(...)`: its items, read as a tuple's, but equal only to a range."""
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class SeqTail:
     """A list whose length is unknown but whose last items are known (`[*xs, a, b]`):
     enough to bind scratch refs, which are always the last kernel parameters."""
@@ -131,7 +133,7 @@ class SeqTail:
     items: tuple
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class SeqOf:
     """A list of unknown length whose items all have the abstract value `item`
     (a comprehension, `range(...)`)."""
@@ -139,19 +141,19 @@ class SeqOf:
     item: Any
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Mapping:
     items: dict
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Api:
     """A name from JAX / Pallas / the stdlib, by canonical dotted name ("pltpu.make_async_copy")."""
 
     qname: str
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class ModuleV:
     """A module of the user's workspace (or environment), resolved through `workspace.py`."""
 
@@ -174,7 +176,7 @@ class Func:
     defaults: dict | None = None   # parameter -> its default's value where the def ran (None: read at the call)
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Partial:
     func: Any
     args: tuple = ()
@@ -216,7 +218,7 @@ class Instance:
     level: int = 0
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Bound:
     """A method bound to an instance."""
 
@@ -224,7 +226,7 @@ class Bound:
     self_value: Any
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class SuperProxy:
     """`super()` inside a method of `owner`, bound to `self_value`."""
 
@@ -232,7 +234,7 @@ class SuperProxy:
     self_value: Any
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Choice:
     """One of several callables, depending on a branch (`kernel = a if flag else b`):
     calling it calls each."""

@@ -14,10 +14,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import EllipsisType
 from typing import Union
 
+from ..records import record
 from .dtypes import BOOL, FLOAT32, INT32, DType
 from .shapes import ArrayV, Shape
 
@@ -26,7 +27,7 @@ PyValue = Union[int, float, bool, None, str, EllipsisType, tuple["PyValue", ...]
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Py:
     """A static Python value.  Equal only to a value of the same Python type: `1`, `1.0`
     and `True` are equal in Python but promote differently (the model's answers are
@@ -48,21 +49,21 @@ def _typed(value: PyValue) -> object:
     return type(value), value
 
 
-@dataclass(frozen=True)
+@record
 class DTypeArg:
     """A dtype passed as an argument."""
 
     dtype: DType
 
 
-@dataclass(frozen=True)
+@record
 class Dims:
     """A shape whose lengths may be named unknowns."""
 
     items: Shape
 
 
-@dataclass(frozen=True)
+@record
 class Opaque:
     """An argument the interpreter does not know."""
 
@@ -70,7 +71,7 @@ class Opaque:
 OPAQUE = Opaque()
 NONE = Py(None)
 
-@dataclass(frozen=True)
+@record
 class Seq:
     """A list or tuple display whose items are not all static Python values, e.g. the
     arrays given to `jnp.concatenate([x, y])`: `Seq((x, y))`."""
@@ -81,7 +82,7 @@ class Seq:
 Arg = Union[ArrayV, Py, DTypeArg, Dims, Opaque, Seq]
 
 
-@dataclass(frozen=True)
+@record
 class Params:
     """A function's parameters: positional names in order (the first
     `positional_only` of them cannot be given by keyword), keyword-only names, defaults
@@ -94,7 +95,7 @@ class Params:
     positional_only: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class Bound:
     """Arguments bound to parameter names; `rest` holds the `*args` ones."""
 

@@ -12,11 +12,13 @@ the nodes `int` and `float`.  In text, a weak dtype is marked with a trailing `~
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
 from functools import lru_cache
 
+from ..records import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(slots=True)
 class DType:
     """An element type: numpy's `name` (`"float32"`, `"bfloat16"`) and JAX's weak flag."""
 

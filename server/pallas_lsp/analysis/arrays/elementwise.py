@@ -8,9 +8,10 @@ strong bool, `x ** 2` keeps `x`'s dtype.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
 from typing import Union
 
+from ..records import record
 from .args import Bound, as_bool, as_int, is_none
 from .dtypes import INT32, DType, is_bool, is_float, is_integer, is_unsigned, strong
 from .dtypes import to_inexact
@@ -85,7 +86,7 @@ def isfinite_dtype(dtype: DType) -> DTypeResult:
     return DType("bool", weak=dtype.weak and is_float(dtype))
 
 
-@dataclass(frozen=True)
+@record
 class Logical:
     """The marker family of `jnp.logical_*`: operands become bool by `x != 0`, which
     keeps a weak flag only on a 0-d result (resolved by the rules, which see shapes)."""

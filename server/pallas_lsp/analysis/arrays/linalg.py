@@ -8,8 +8,9 @@ higher (complex, max exponent, mantissa bits, bit width, signedness) wins, then
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
+
+from ..records import record
 from .args import NONE, Bound, Py, as_bool, as_dtype, as_ints, is_none
 from .dtypes import DType, is_bool, is_float, is_integer, is_unsigned
 from .dtypes import bits
@@ -127,7 +128,7 @@ def pallas_dot_dtype(bound: Bound) -> DTypeResult:
 
 # ---- shapes ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@record
 class Contraction:
     """`dot_general` dimension numbers."""
 

@@ -8,9 +8,10 @@ lengths; different names, or `"?"`, are not known to be equal or different.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
 from typing import Union
 
+from ..records import record
 from .dtypes import DType, short
 
 Dim = Union[int, str]
@@ -18,7 +19,7 @@ Shape = tuple[Dim, ...]
 UNKNOWN_DIM = "?"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ArrayV:
     """An array value: `shape=None` means rank unknown, `dtype=None` dtype unknown."""
 
@@ -29,7 +30,7 @@ class ArrayV:
         return text(self)
 
 
-@dataclass(frozen=True)
+@record
 class Rejected:
     """JAX certainly raises: `message` in JAX's words, `stage` when (`"trace"`)."""
 

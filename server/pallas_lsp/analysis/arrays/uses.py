@@ -5,14 +5,15 @@ accumulator, PAL405's `keepdims`)."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+
 
 from ..interp.syntax import parents
+from ..records import record
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-@dataclass(frozen=True)
+@record
 class Read:
     """One place that reads the value: the expression itself, or a read of the name it is
     assigned to, with its parent expression or statement."""

@@ -8,9 +8,10 @@ A dtype travels as the library name it is spelled by (`Api("jax.numpy.bfloat16")
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+
 from typing import Any
 
+from ..records import record
 from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Loc, Seq, SliceV, is_number
 from .args import OPAQUE, Arg, Dims, DTypeArg, Py
 from .args import Seq as ArgSeq
@@ -21,7 +22,7 @@ _DTYPE_MODULES = ("jax.numpy.", "numpy.", "jax.dtypes.", "ml_dtypes.")
 _BUILTIN_DTYPES = frozenset({"float", "int", "bool"})
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class ArrayValue(DomainValue):
     """A jax array value (a traced value in a kernel body) with its static parts."""
 
@@ -65,7 +66,7 @@ class ArrayRef(DomainValue):
         return "a ref"
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class ArrayMethod(DomainValue):
     """`x.astype`, `x.sum`, ...: an array's method awaiting its call."""
 
@@ -78,7 +79,7 @@ class ArrayMethod(DomainValue):
     portable = True
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class TypeInfo(DomainValue):
     """`jnp.finfo(t)` / `jnp.iinfo(t)`: its fields are read by attribute."""
 
@@ -91,7 +92,7 @@ class TypeInfo(DomainValue):
     portable = True
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class PyFloat(DomainValue):
     """A Python float whose value the code does not give (`float(np.finfo(np.float32).max)`,
     times a number): where it meets an array it is a weak float32, as any Python float."""

@@ -3,11 +3,12 @@ specs, its grid and its blocks must agree on before JAX accepts the call."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
 
 from ..interp.frame import Evaluator
 from ..pallas.model import Binding
 from ..pallas.values import PallasCall
+from ..records import record
 from ..report import ContractFinding
 from .grid_axes import grid_axes
 from .layout import layout_of
@@ -31,7 +32,7 @@ _GRID_RULES = (index_map_arity, block_rank, index_map_results, spec_trees, dimen
                revisited_outputs)
 
 
-@dataclass(frozen=True)
+@record
 class ContractResult:
     findings: tuple[ContractFinding, ...]
     bindings: tuple[ParamBinding, ...]     # what each kernel parameter receives

@@ -14,10 +14,11 @@ from ..interp.functions import resolve_lazy, signature_node
 from ..pallas.registry import semaphore_member
 from ..pallas.sems import SemType
 from ..pallas.values import ArraySpecV, BlockSpecV, PallasCall
+from ..records import record
 from ..values import Api, Const, Func, Loc, Mapping, Partial, Seq, SeqTail, shape_text
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class MapDef:
     """An index map reduced to its definition (None: not a function of this module)."""
 
@@ -38,7 +39,7 @@ class RefRole(Enum):
     SCRATCH = "scratch"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Ref:
     """One ref Pallas passes to the kernel."""
 
@@ -76,7 +77,7 @@ class Ref:
         return head + (": " + ", ".join(parts) if parts else "")
 
 
-@dataclass(frozen=True)
+@record
 class KernelSignature:
     """The kernel as Pallas calls it: the positional parameters left after
     `functools.partial`, which Pallas fills from the front with its refs."""

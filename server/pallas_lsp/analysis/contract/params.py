@@ -5,17 +5,18 @@ definition: `sems` <- "scratch 2: DMA semaphore array (2,)", declared at its
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+
 
 from ..findings import Span
 from ..pallas.sems import SemType
 from ..pallas.values import ArraySpecV, BlockSpecV
+from ..records import record
 from ..report import loc_span
 from ..values import Loc, shape_text
 from .layout import Layout, Ref
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ParamBinding:
     """A kernel parameter and the ref Pallas passes to it (AST locations: they follow the
     blocks when lines are inserted above)."""
@@ -34,7 +35,7 @@ class ParamBinding:
                          target.path if target is not None else None)
 
 
-@dataclass(frozen=True)
+@record
 class ParamNote:
     """A `ParamBinding` in document coordinates."""
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass
+
 from typing import Any
 
 from ..pallas.model import Binding, Invoker
 from ..pallas.values import ArraySpecV, BlockSpecV, CompilerParamsV
+from ..records import record
 from ..report import loc_span
 from ..pallas.sems import SemType
 from ..values import Api, Const, Loc, Mapping
@@ -33,7 +34,7 @@ VMEM = "VMEM"
 _SPACES = {"VMEM", "SMEM", "ANY", "HBM", "VMEM_SHARED", "SEMAPHORE"}
 
 
-@dataclass(frozen=True)
+@record
 class Operand:
     """One ref the kernel gets, as far as the code gives it."""
 
@@ -55,7 +56,7 @@ class Operand:
         return self.space == VMEM and self.buffers != 0
 
 
-@dataclass(frozen=True)
+@record
 class VmemTotal:
     """The VMEM an operand list takes: `nbytes` is exact when nothing else is counted."""
 
@@ -69,7 +70,7 @@ class VmemTotal:
         return not (self.unknown_size or self.unknown_buffers or self.unknown_space)
 
 
-@dataclass(frozen=True)
+@record
 class CallSummary:
     """A `pallas_call` as the code gives it (AST locations: they follow the blocks)."""
 
@@ -95,7 +96,7 @@ class CallSummary:
             (r.param, r.shape, r.dtype, r.block, r.space, r.buffers, r.nbytes) for r in self.operands or ()))
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CallFacts:
     """What a summary is made from, taken from a call's layout when its entry runs (cheap,
     and free of interpreter frames); the summary itself is computed only when asked for."""

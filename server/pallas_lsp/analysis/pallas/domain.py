@@ -9,12 +9,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+
 from typing import Any
 
 from ..index_choice import is_at
 from ..interp.domain import NOT_MINE, Domain, HelperCall
 from ..interp.frame import Binding, Context, Evaluator, Frame
+from ..records import record
 from ..values import SCALAR, UNKNOWN, Api
 from ..arrays.values import ArrayValue
 from . import dispatch, handlers
@@ -29,7 +30,7 @@ from .stores import check_store
 from .values import AtProperty, BufferRef
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class NamedSem:
     """A semaphore named somewhere in the analysed document (what hover shows)."""
 

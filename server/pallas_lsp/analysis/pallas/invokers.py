@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..arrays.loops import check_carry
@@ -21,6 +21,7 @@ from ..interp.frame import (
     Evaluator,
     maybe_runs,
 )
+from ..records import record
 from ..values import (
     UNKNOWN,
     Api,
@@ -137,7 +138,7 @@ def _or_unknown(value: Any) -> Any:
     return UNKNOWN if value is None else value
 
 
-@dataclass(frozen=True)
+@record
 class _Layout:
     """Where the refs come from: given to pallas_call itself, or through a grid spec."""
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..values import UNKNOWN, Api, Const, DomainValue, Func, Instance, Loc, Mapping, Partial, Seq, SeqTail
 from ..interp.frame import Arg, Context
+from ..records import is_record
 
 _DEPTH = 6
 
@@ -98,8 +99,7 @@ def _data_key(value: Any, depth: int = 0) -> Any:
 
 def _fields_key(value: Any, depth: int) -> Any:
     """A domain's frozen record (`ArraySpecV`) by its fields, each plain data."""
-    params = getattr(type(value), "__dataclass_params__", None)
-    if params is None or not params.frozen:
+    if not is_record(type(value)):
         return None
     keys = tuple(_data_key(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
     return None if None in keys else (type(value), keys)

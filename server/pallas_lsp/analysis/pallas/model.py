@@ -7,8 +7,10 @@ Names are canonical (`symbols.canonical`): `pl.*`, `pltpu.*`, `plgpu.*`, `jax.*`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
 from enum import Enum
+
+from ..records import record
 
 
 class SemRole(Enum):
@@ -81,7 +83,7 @@ class Binding(Enum):
     SHARD_MAP = "f(*per-device operands), traced once each time the mapped function is called"
 
 
-@dataclass(frozen=True)
+@record
 class SemParam:
     """A semaphore parameter of a checked call."""
 
@@ -89,7 +91,7 @@ class SemParam:
     role: SemRole
 
 
-@dataclass(frozen=True)
+@record
 class Api:
     """Base of every entry: the canonical name and what it is."""
 
@@ -103,7 +105,7 @@ class Api:
         return self.kind.value
 
 
-@dataclass(frozen=True)
+@record
 class CheckedCall(Api):
     """A call that takes semaphore arguments (`params`: its positional parameters)."""
 
@@ -136,7 +138,7 @@ class CheckedCall(Api):
         return self.params.index(param)
 
 
-@dataclass(frozen=True)
+@record
 class DescriptorMethod:
     """A method of a DMA descriptor: the semaphores it uses and the rule it falls under."""
 
@@ -148,7 +150,7 @@ class DescriptorMethod:
     effect: SemEffect = SemEffect.WAIT
 
 
-@dataclass(frozen=True)
+@record
 class SemaphoreType(Api):
     """`SemaphoreType.DMA` / `REGULAR` / `BARRIER` (called with a shape, or bare)."""
 
@@ -162,7 +164,7 @@ class SemaphoreType(Api):
         return f"{self.member} semaphore type: bare (one semaphore) or called with a shape"
 
 
-@dataclass(frozen=True)
+@record
 class Simple(Api):
     """An entry whose meaning is its kind alone (index keepers, selectors, wrappers, ...)."""
 
@@ -174,7 +176,7 @@ class Simple(Api):
         return self.what
 
 
-@dataclass(frozen=True)
+@record
 class SemField:
     """A semaphore field every instance of a library class has, as JAX declares it:
     `dims` holds the source text of lengths that are not static (the rank is what
@@ -185,7 +187,7 @@ class SemField:
     dims: tuple
 
 
-@dataclass(frozen=True)
+@record
 class LibraryClass(Api):
     """A library class user code subclasses (`class MyRef(pltpu.BufferedRef)`): its
     methods see the semaphore fields JAX gives every instance (an array, or `None` where
@@ -202,7 +204,7 @@ class LibraryClass(Api):
         return f"library class: subclasses' methods see the semaphore fields {fields}"
 
 
-@dataclass(frozen=True)
+@record
 class MemorySpace(Api):
     """A memory space (`pltpu.VMEM`, `pltpu.SMEM`, `pl.ANY`, ...): called with (shape,
     dtype) it declares a scratch buffer; given as `memory_space=` it places a block."""
@@ -217,7 +219,7 @@ class MemorySpace(Api):
         return f"memory space {self.space}: `(shape, dtype)` declares a buffer"
 
 
-@dataclass(frozen=True)
+@record
 class Spec(Api):
     """A constructor of a spec value, with its parameters in order (positional first)."""
 
@@ -232,7 +234,7 @@ class Spec(Api):
         return f"{self.what.value}({', '.join(self.params)})"
 
 
-@dataclass(frozen=True)
+@record
 class Invoker(Api):
     """An API that runs a user function with refs Pallas allocates.
 

@@ -8,15 +8,16 @@ only scalar shape."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ..interp.envs import holds
+from ..records import record
 from ..values import UNKNOWN, Api, Const, DomainValue, Instance, Loc, Mapping, Seq, join
 from .registry import semaphore_member
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class SemType(DomainValue):
     """A semaphore *declaration* (`SemaphoreType.DMA((2,))`, bare `SemaphoreType.DMA`, ...).
 
@@ -38,7 +39,7 @@ class SemType(DomainValue):
         return self if _is_none(other) else UNKNOWN
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Site:
     """Where a semaphore entered a helper: the argument at the outermost helper call."""
 
@@ -50,7 +51,7 @@ class Site:
     callee_node: Any = None  # the helper's def (is it also a kernel?)
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class Sem(DomainValue):
     """A semaphore ref (or a view of one)."""
 
@@ -114,7 +115,7 @@ class Sem(DomainValue):
         return ("S", self.kind, self.dims, id(self.decl), tuple(id(x) for x in self.sites))
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Descriptor(DomainValue):
     """The result of `make_async_copy` / `make_async_remote_copy`."""
 

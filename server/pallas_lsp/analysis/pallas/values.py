@@ -11,11 +11,12 @@ from typing import Any
 from ..interp.functions import resolve_lazy
 from ..arrays.dtypes import by_name, short
 from ..arrays.values import ArrayRef
+from ..records import record
 from ..values import Choice, DomainValue, Func, Loc, Partial
 from .model import DescriptorMethod, Invoker
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class ArraySpecV(DomainValue):
     """`jax.ShapeDtypeStruct(shape, dtype)` or a memory space called with (shape, dtype)."""
 
@@ -25,7 +26,7 @@ class ArraySpecV(DomainValue):
     loc: Loc | None = None
 
 
-@dataclass(frozen=True, eq=False, slots=True)
+@record(eq=False, slots=True)
 class BlockSpecV(DomainValue):
     """`pl.BlockSpec(block_shape, index_map, memory_space=...)`."""
 
@@ -35,7 +36,7 @@ class BlockSpecV(DomainValue):
     loc: Loc | None = None        # the `pl.BlockSpec(...)` call
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class GridSpecV(DomainValue):
     """`pl.GridSpec(...)` / `pltpu.PrefetchScalarGridSpec(...)`: the arguments as given."""
 
@@ -48,14 +49,14 @@ class GridSpecV(DomainValue):
     arg_locs: dict[str, Loc] = field(default_factory=dict)   # parameter -> the argument given
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class CompilerParamsV(DomainValue):
     dimension_semantics: Any
     loc: Loc | None = None
     semantics_loc: Loc | None = None   # the `dimension_semantics=` argument
 
 
-@dataclass(frozen=True)
+@record
 class AxisUse:
     """`pl.program_id(axis)` / `pl.num_programs(axis)` with a static axis, in a kernel."""
 
@@ -93,14 +94,14 @@ class PallasCall:
         return self.frame.loc(self.node) if self.node is not None else None
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class PallasCallable(DomainValue):
     """`pallas_call(kernel, ...)` awaiting its operands."""
 
     call: PallasCall
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class BufferRef(ArrayRef):
     """A ref to an array buffer the kernel gets (a scratch buffer, an input or output
     block) or a view of one, with what is static of it (`pallas.buffers`)."""
@@ -132,7 +133,7 @@ class BufferRef(ArrayRef):
         return (BufferRef, self.dims, self.open, self.dtype, self.space, self.view)
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class AtProperty(DomainValue):
     """`sems.at` / `x_ref.at`: indexed with `[...]` it makes a view (`pallas.indexing`,
     `pallas.buffers`)."""
@@ -140,7 +141,7 @@ class AtProperty(DomainValue):
     ref: Any                      # the Sem or BufferRef
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class DescriptorCall(DomainValue):
     """A bound method of a DMA descriptor (`desc.start`)."""
 
@@ -148,12 +149,12 @@ class DescriptorCall(DomainValue):
     method: DescriptorMethod
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class WhenDecorator(DomainValue):
     condition: bool | None        # static truth of the condition, when known
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class LoopDecorator(DomainValue):
     """`pl.loop(lower, upper, step=...)`, awaiting its body."""
 
@@ -162,35 +163,35 @@ class LoopDecorator(DomainValue):
     step: Any
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class WithScopedDecorator(DomainValue):
     types: list
     kwtypes: dict
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class WithScoped(DomainValue):
     func: Any
     refs: list
     kwrefs: dict
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class CoreMapDecorator(DomainValue):
     scratch: Any                  # the scratch_shapes value (None when not given)
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Pipeline(DomainValue):
     body: Any
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class Passthrough(DomainValue):
     """`jax.jit(...)` and friends used as a decorator factory: returns what it wraps."""
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class ShardMapped(DomainValue):
     """`jax.shard_map(f, ...)` called at once: calling it traces `f` (`pallas/sharding.py`)."""
 

@@ -1,0 +1,71 @@
+"""`record`: the analysis's immutable records compare and hash as frozen dataclasses do,
+and mypy rejects an assignment to a field of one (the run-time class is not frozen)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from pallas_lsp.analysis.records import is_record, record
+from pallas_lsp.analysis.values import Const, Loc, Seq
+
+SERVER = Path(__file__).resolve().parents[2] / "server"
+
+
+@record(slots=True)
+class _Point:
+    x: int
+    tags: tuple = ()
+
+
+@record(eq=False)
+class _Token:
+    name: str
+
+
+@record
+class _Named:
+    name: str
+
+    def __hash__(self) -> int:
+        return 7
+
+
+@record(order=True)
+class _Version:
+    major: int
+    minor: int = 0
+
+
+def test_records_compare_and_hash_as_frozen_dataclasses_do():
+    assert _Point(1, ("a",)) == _Point(1, ("a",)) and _Point(1) != _Point(2)
+    assert hash(_Point(1, ("a",))) == hash(_Point(1, ("a",)))
+    assert len({_Point(1), _Point(1), _Point(2)}) == 2
+    assert not hasattr(_Point(1), "__dict__")                        # slots=True kept
+    assert _Token("a") != _Token("a")                                 # eq=False: identity
+    token = _Token("a")
+    assert token == token and hash(token) == object.__hash__(token)
+    assert hash(_Named("a")) == 7                                     # a class's own hash stays
+    assert _Version(1, 2) < _Version(2) and sorted([_Version(2), _Version(1, 5)])[0] == _Version(1, 5)
+    assert dataclasses.replace(_Point(1), x=3) == _Point(3)
+
+
+def test_the_analysis_values_are_records():
+    assert all(is_record(cls) for cls in (_Point, _Token, Const, Loc, Seq))
+    assert not is_record(dict) and not is_record(type("Plain", (), {}))
+    assert Const(3) == Const(3) and hash(Const(3)) == hash(Const(3))
+
+
+def test_mypy_rejects_an_assignment_to_a_record_field(monkeypatch):
+    api = pytest.importorskip("mypy.api")
+    monkeypatch.setenv("MYPYPATH", str(SERVER))
+    code = ("from pallas_lsp.analysis.values import Const\n"
+            "c = Const(1)\n"
+            "c.value = 2\n"
+            "d = Const(1, 2)\n")
+    out, _, status = api.run(["--no-incremental", "--follow-imports=silent", "-c", code])
+    assert status == 1
+    assert '<string>:3: error: Property "value" defined in "Const" is read-only' in out
+    assert "<string>:4: error: Too many arguments" in out
