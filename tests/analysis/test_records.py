@@ -33,6 +33,14 @@ class _Named:
         return 7
 
 
+@record
+class _Compared:
+    name: str
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Compared) and other.name.lower() == self.name.lower()
+
+
 @record(order=True)
 class _Version:
     major: int
@@ -48,6 +56,7 @@ def test_records_compare_and_hash_as_frozen_dataclasses_do():
     token = _Token("a")
     assert token == token and hash(token) == object.__hash__(token)
     assert hash(_Named("a")) == 7                                     # a class's own hash stays
+    assert hash(_Compared("a")) == hash(_Compared("a")) and _Compared("a") == _Compared("A")
     assert _Version(1, 2) < _Version(2) and sorted([_Version(2), _Version(1, 5)])[0] == _Version(1, 5)
     assert dataclasses.replace(_Point(1), x=3) == _Point(3)
 

@@ -30,8 +30,9 @@ def record(*, eq: bool = True, order: bool = False, slots: bool = False) -> Call
 def record(cls: Any = None, /, *, eq: bool = True, order: bool = False, slots: bool = False) -> Any:
     def build(cls: Any) -> Any:
         # What frozen=True gives: fields' hash where they compare by value, unless the
-        # class says its own.
-        by_fields = eq and "__hash__" not in cls.__dict__
+        # class says its own (the `None` Python sets beside an `__eq__` is not its own).
+        own = cls.__dict__.get("__hash__", dataclasses.MISSING)
+        by_fields = eq and (own is dataclasses.MISSING or own is None and "__eq__" in cls.__dict__)
         made = dataclasses.dataclass(cls, eq=eq, order=order, slots=slots, unsafe_hash=by_fields)
         made.__record__ = True
         return made
