@@ -416,3 +416,17 @@ def test_a_function_that_leaves_the_creator_closure_drops_what_its_run_showed():
         fresh.analyze(version)
         assert analyzer.value_notes() == fresh.value_notes(), version
     assert analyzer.value_notes() == []
+
+
+def test_a_kernel_whose_body_does_not_parse_keeps_its_parameters_across_edits():
+    """A def whose body does not parse is a function of unknown body with its header's
+    parameters, whether an earlier run already tried to parse it or not: an edit of the
+    wrapper that calls it gives what a fresh analysis gives."""
+    broken = MODULE.replace("o_ref[...] = buf[slot]", "o_ref[...] = buf[slot")
+    edited = broken.replace("grid=(4,)", "grid=(8,)")
+    analyzer = ModuleAnalyzer()
+    for text in (broken, edited):
+        fresh = ModuleAnalyzer()
+        assert analyzer.analyze(text) == fresh.analyze(text)
+        assert analyzer.parameter_notes() == fresh.parameter_notes()
+    assert [n.name for n in analyzer.parameter_notes()] == ["x_hbm", "o_ref", "buf", "sems", "flags"]

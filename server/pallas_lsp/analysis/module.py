@@ -162,8 +162,10 @@ class ModuleState:
 
     def block_env(self, block, ctx):
         cached = self._envs.get(block.key)
-        if cached is None and block._tree is False and block.text.startswith(("def ", "async def ")):
-            # An undecorated function not parsed yet: parse it only if it is called.
+        if cached is None and not block.parses and block.text.startswith(("def ", "async def ")):
+            # An undecorated function not parsed yet: parse it only if it is called. One whose
+            # body does not parse is the same function of unknown body (its header gives its
+            # signature), whether an earlier run tried to parse it or not.
             name = def_name(block)
             if name is not None:
                 frame = Frame({}, None, block, path=self.loc_path, module=self)

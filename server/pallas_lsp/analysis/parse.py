@@ -70,6 +70,11 @@ class Block:
                 CACHES.holders.setdefault(self._tree, weakref.WeakSet()).add(self)
         return self._tree if isinstance(self._tree, ast.Module) else None
 
+    @property
+    def parses(self) -> bool:
+        """Whether the block was parsed and parses (it is not parsed here)."""
+        return isinstance(self._tree, ast.Module)
+
     def take_place(self, new: Block) -> None:
         """Take `new`'s text and place, keeping this block's tree, whose nodes the caller
         gave the positions they have in `new` (`relay.move`): results that refer to them stay."""
