@@ -35,18 +35,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "server"))
 sys.path.insert(0, str(HERE))
 
+import lspbench
 import published
 from pallas_lsp.analysis.engine import ModuleAnalyzer
 from pallas_lsp.analysis.workspace import Workspace
 from pallas_lsp.memory import frozen_after
 
 SMOKE_WHEELS = ["ringattention==0.1.2"]
-_NAME = re.compile(r"[A-Za-z_]\w*")
 _INT = re.compile(r"(?<![\w.])\d+(?![\w.])")
-_KEYWORDS = frozenset({"and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-                       "elif", "else", "except", "False", "finally", "for", "from", "global", "if", "import",
-                       "in", "is", "lambda", "None", "nonlocal", "not", "or", "pass", "raise", "return",
-                       "True", "try", "while", "with", "yield"})
 
 
 class Author:
@@ -76,7 +72,8 @@ class Author:
 
     def _name(self, k: int) -> int | None:
         line = self.lines[k]
-        names = [m for m in _NAME.finditer(line) if m.group() not in _KEYWORDS and not _in_string(line, m.start())]
+        names = [m for m in lspbench.IDENT.finditer(line)
+                 if m.group() not in lspbench.KEYWORDS and not _in_string(line, m.start())]
         if not names:
             return None
         at = self.rng.choice(names).end()
