@@ -76,6 +76,8 @@ class Caches:
         self.views_and_defs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # block tree -> `.at` views, defs
         # block tree -> the blocks holding it (a tree moved to another text must be one block's alone)
         self.holders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        # block tree -> the trees sharing nodes with it, with their texts (`splice.py`)
+        self.families: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def clear(self) -> None:
         for memo in (self.parse, self.headers, self.block_names, self.facts, self.canonical, self.array_ops):
@@ -89,6 +91,7 @@ class Caches:
         self.parents.clear()
         self.views_and_defs.clear()
         self.holders.clear()
+        self.families.clear()
 
 
 CACHES = Caches()

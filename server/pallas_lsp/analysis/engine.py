@@ -49,6 +49,7 @@ from .parse import Block, BlockList
 from .recall import EarlierResults
 from .records import record
 from .relay import keep_moved_block
+from .splice import splice_edited_block
 from .report import ContractFinding, loc_span
 from .suppression import apply_noqa
 from .values import shape_text
@@ -147,7 +148,7 @@ class ModuleAnalyzer:
         self._summaries = Summaries()      # calls of other modules' functions, remembered across runs
         self._cut_before: set = set()      # blocks whose last run ran out of steps
         self._formatted: dict = {}   # id(raw) -> (block starts it depends on, Finding)
-        self.stats = {"blocks": 0, "entries_run": 0, "moved": 0, "calls_remembered": 0}
+        self.stats = {"blocks": 0, "entries_run": 0, "moved": 0, "spliced": 0, "calls_remembered": 0}
         self._remembered = 0   # calls taken from `_summaries` by the analysis under way
 
     def analyze(self, source: str, cancelled: Callable[[], bool] | None = None) -> list[Finding]:
@@ -169,6 +170,7 @@ class ModuleAnalyzer:
         if moved:
             blocks = self._block_list.blocks
             self._formatted = {}   # positions inside the kept block moved
+        spliced = not moved and self._creators is not None and splice_edited_block(self._block_list)
         new = set(blocks)
         changed = new.symmetric_difference(old)
         self._block_list.retire(old - new)
@@ -224,7 +226,7 @@ class ModuleAnalyzer:
             for block, result in stale:
                 self._earlier.keep(block, result, valid_under)
         raws = [raw for block in blocks for raw in entries[block].findings]
-        self.stats = {"blocks": len(blocks), "entries_run": ran, "moved": int(moved),
+        self.stats = {"blocks": len(blocks), "entries_run": ran, "moved": int(moved), "spliced": int(spliced),
                       "calls_remembered": self._remembered}
         return self._finish(raws)
 

@@ -75,6 +75,19 @@ class Block:
         """Whether the block was parsed and parses (it is not parsed here)."""
         return isinstance(self._tree, ast.Module)
 
+    def adopt_spliced(self, tree: ast.Module, source: Block) -> None:
+        """Take `tree`, `source`'s tree with one statement parsed again (`splice.py`): the
+        two share their other nodes, a family of trees (`CACHES.families`) no other text's
+        block is given (it is not in `CACHES.parse`)."""
+        self._tree = tree
+        CACHES.holders.setdefault(tree, weakref.WeakSet()).add(self)
+        family = CACHES.families.get(source._tree)
+        if family is None:
+            family = CACHES.families[source._tree] = [(weakref.ref(source._tree), source.text)]
+        family[:] = [(ref, text) for ref, text in family if ref() is not None]   # the trees still held
+        family.append((weakref.ref(tree), self.text))
+        CACHES.families[tree] = family
+
     def take_place(self, new: Block) -> None:
         """Take `new`'s text and place, keeping this block's tree, whose nodes the caller
         gave the positions they have in `new` (`relay.move`): results that refer to them stay."""
@@ -313,6 +326,31 @@ class BlockList:
         """Put `old` back in the place of `new` (the block that replaced it), with its text."""
         old.take_place(new)
         self.blocks[new.index] = old
+
+    def own_nodes(self, block: Block) -> bool:
+        """Before `block`'s tree is changed in place (`relay.py`): make it the only tree
+        holding its nodes. The other trees of its family (`Block.adopt_spliced`) must be
+        held by blocks that left this document only: those blocks are forgotten (their
+        text, when it returns, is parsed again) and so are the trees. False (nothing
+        done) where another tree of the family is held elsewhere."""
+        tree = block._tree
+        family = CACHES.families.get(tree)
+        if family is None:
+            return True
+        left = {id(b) for b in self._left.values()}
+        others = [(other, text) for other, text in ((ref(), text) for ref, text in family)
+                  if other is not None and other is not tree]
+        holders = [h for other, _ in others for h in CACHES.holders.get(other, ())]
+        if any(id(h) not in left for h in holders):
+            return False
+        for h in holders:
+            del self._left[h.text]
+            h.release()
+        for other, text in others:
+            CACHES.parse.discard(text, other)
+            CACHES.families.pop(other, None)
+        CACHES.families.pop(tree, None)
+        return True
 
     def update_full(self, new, old_blocks):
         self.text = new

@@ -24,7 +24,7 @@ from .parse import BlockList, common_prefix, common_suffix, parse_text, parse_un
 from .records import record
 
 # Nodes that may span the edited place: statements whose bodies take whole lines.
-_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
              ast.With, ast.AsyncWith, ast.Try, ast.ExceptHandler, ast.Match,
              *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
@@ -35,7 +35,7 @@ _ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*\s*=(?!=)")
 _BLANKS_THEN_COMMENT = re.compile(r"[ \t]*(?:#.*)?")
 
 # Expression contexts (`Load`, `Store`, `Del`): shared instances without positions.
-_CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
+CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
 
 
 @record(slots=True)
@@ -106,9 +106,11 @@ def keep_moved_block(blocks: BlockList, package: str | None, creators: frozenset
     if block_names(old) != block_names(new) \
             or in_closure(old, package, creators, broad) != in_closure(new, package, creators, broad):
         return False
+    if edit is not None and not relaid(tree, new.text, edit):
+        return False
+    if not blocks.own_nodes(old):   # another tree shares the nodes about to change
+        return False
     if edit is not None:
-        if not relaid(tree, new.text, edit):
-            return False
         move(tree, edit)
     elif string is not None:
         string.apply()
@@ -157,7 +159,7 @@ def string_edit(tree: ast.Module, line: ChangedLine) -> StringEdit | None:
     """How `tree` (of the text before `line`'s edit) becomes the tree of the text after
     it when they differ only inside the literal of a string statement (a docstring: a
     value nothing reads), the literal standing alone on its last line but for a comment."""
-    chain = _statement_chain(tree, line.lineno)
+    chain = statement_chain(tree, line.lineno)
     stmt = chain[-1] if chain else None
     if not (isinstance(stmt, ast.Expr) and _is_str(stmt.value) and _same_span(stmt, stmt.value)):
         return None
@@ -229,10 +231,10 @@ def _outside_kept_out(lines: list[str], gap: int | None, lineno: int) -> bool:
 def _on_line(tree: ast.Module, lineno: int) -> tuple[list[ast.AST], int | None]:
     """The strings of `tree` on line `lineno`; and when no code of it is on that line, the
     last line of code before it in the innermost body (a statement, or its header)."""
-    chain = _statement_chain(tree, lineno)
+    chain = statement_chain(tree, lineno)
     inner: ast.AST = chain[-1] if chain else tree
     spanning = [inner]
-    if inner is tree or isinstance(inner, _COMPOUND):
+    if inner is tree or isinstance(inner, COMPOUND):
         children = _children(inner)
         spanning = [c for c in children if c.lineno <= lineno <= c.end_lineno]   # type: ignore[attr-defined]
         if not spanning:
@@ -247,12 +249,12 @@ def _on_line(tree: ast.Module, lineno: int) -> tuple[list[ast.AST], int | None]:
     return strings, None
 
 
-def _statement_chain(tree: ast.Module, lineno: int) -> list[ast.AST]:
+def statement_chain(tree: ast.Module, lineno: int) -> list[ast.AST]:
     """The statements of `tree` that hold line `lineno`, outermost first, while there is
     one per level (the last may be a simple statement)."""
     chain: list[ast.AST] = []
     node: ast.AST = tree
-    while not chain or isinstance(node, _COMPOUND):
+    while not chain or isinstance(node, COMPOUND):
         spanning = [c for c in _children(node) if c.lineno <= lineno <= c.end_lineno]   # type: ignore[attr-defined]
         if len(spanning) != 1:
             break
@@ -325,8 +327,8 @@ def move(tree: ast.Module, edit: LineEdit) -> None:
         for field in node._fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                stack.extend(v for v in value if isinstance(v, ast.AST) and type(v) not in _CONTEXTS)
-            elif isinstance(value, ast.AST) and type(value) not in _CONTEXTS:
+                stack.extend(v for v in value if isinstance(v, ast.AST) and type(v) not in CONTEXTS)
+            elif isinstance(value, ast.AST) and type(value) not in CONTEXTS:
                 stack.append(value)
 
 
@@ -350,7 +352,7 @@ def _only_compounds_span(tree: ast.AST, after: int) -> bool:
         spanning = [c for c in _children(node) if c.lineno <= after < c.end_lineno]   # type: ignore[attr-defined]
         if not spanning:
             return True
-        if len(spanning) > 1 or not isinstance(spanning[0], _COMPOUND):
+        if len(spanning) > 1 or not isinstance(spanning[0], COMPOUND):
             return False
         node = spanning[0]
 
@@ -361,7 +363,7 @@ def _starts_within(tree: ast.AST, first: int, last: int) -> bool:
     while stack:
         for c in _children(stack.pop()):
             if c.lineno <= last and c.end_lineno >= first:   # type: ignore[attr-defined]
-                if c.lineno >= first or not isinstance(c, _COMPOUND):   # type: ignore[attr-defined]
+                if c.lineno >= first or not isinstance(c, COMPOUND):   # type: ignore[attr-defined]
                     return True
                 stack.append(c)
     return False
@@ -383,7 +385,7 @@ def _inserted_are_unread(tree: ast.Module, text: str, lines: list[str], first: i
                         and len(re.findall(rf"\b{c.targets[0].id}\b", text)) == 1):   # type: ignore[attr-defined]
                     return False
                 covered.update(range(c.lineno, c.end_lineno + 1))   # type: ignore[attr-defined]
-            elif isinstance(c, _COMPOUND):
+            elif isinstance(c, COMPOUND):
                 stack.append((c, isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef))
                               or (in_function and not isinstance(c, ast.ClassDef))))
             else:

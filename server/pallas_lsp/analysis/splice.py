@@ -1,0 +1,141 @@
+"""A character typed into one simple statement of a block: the new tree is the old one
+with that statement parsed again.
+
+A keystroke in a large kernel changes one line of one statement. Parsing the whole block
+again makes every node new, and with them every fact memoised per node (what each loop
+reads, each function's parameters, ...). Here only the edited statement is parsed, alone
+(its lines as they stand, under an `if 1:`), and the new tree shares every other node with
+the old one: the statements around it are the same objects, and only the nodes on the
+path from the block down to it are copies. The result is the tree Python parses from the
+new text, or None where that is not sure (the statement's first line changed before its
+code, it no longer parses alone, or it became more or other than one statement on the
+same lines); the block is then parsed as usual.
+
+Trees that share nodes form a family (`parse.Block.adopt_spliced`): a tree the relay
+(`relay.py`) is about to change in place must first be its nodes' only holder
+(`parse.BlockList.own_nodes`).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import warnings
+from typing import Any
+
+from .parse import BlockList
+from .relay import COMPOUND, CONTEXTS, ChangedLine, changed_line, statement_chain
+
+_BLANK = frozenset(b" \t\f")
+
+
+def splice_edited_block(blocks: BlockList) -> bool:
+    """After `blocks.update`: when the one block the edit replaced had a tree and the edit
+    changed one line inside one simple statement of it, give the new block the old tree
+    with that statement parsed again (True)."""
+    if blocks.replaced is None:
+        return False
+    old, new = blocks.replaced
+    tree = old.tree if old.parses else None
+    if tree is None or new.parses:
+        return False
+    line = changed_line(old.text, new.text)
+    spliced = spliced_tree(tree, line) if line is not None else None
+    if spliced is None:
+        return False
+    new.adopt_spliced(spliced, old)
+    return True
+
+
+def spliced_tree(tree: ast.Module, line: ChangedLine) -> ast.Module | None:
+    """`tree` (of the text before `line`'s edit) as the text after it parses, sharing every
+    node but those of the edited statement and the statements holding it; None if unsure."""
+    chain = statement_chain(tree, line.lineno)
+    if not chain or not isinstance(chain[-1], ast.stmt) or isinstance(chain[-1], COMPOUND):
+        return None
+    stmt: Any = chain[-1]
+    if stmt.col_offset == 0:   # a block of one simple statement: parsed as usual
+        return None
+    first, last = stmt.lineno, stmt.end_lineno
+    indent = line.old_lines[first - 1].encode()[:stmt.col_offset]
+    if not _BLANK.issuperset(indent) or (line.lineno == first and line.first_col < stmt.col_offset):
+        return None
+    new = _parsed_alone(line.new_lines[first - 1:last], first)
+    if new is None or (new.lineno, new.col_offset, new.end_lineno) != (first, stmt.col_offset, last):
+        return None
+    if line.lineno != last and new.end_col_offset != stmt.end_col_offset:
+        return None
+    if not (_ends_line(line.old_lines[last - 1], stmt.end_col_offset)
+            and _ends_line(line.new_lines[last - 1], new.end_col_offset)):
+        return None   # a `;` after it: the statements holding it end there
+    return _path_copied(tree, chain, new, (last, stmt.end_col_offset))
+
+
+def _ends_line(text: str, end_col: int) -> bool:
+    """Whether only blanks and a comment follow column `end_col` (UTF-8 bytes) of `text`."""
+    rest = text.encode()[end_col:].strip(b" \t\f")
+    return not rest or rest.startswith(b"#")
+
+
+def _parsed_alone(lines: list[str], first: int) -> Any:
+    """The one statement `lines` (indented, starting at line `first`) hold, with the
+    positions it has in the block; None if they hold no statement or more than one."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # SyntaxWarning for odd escapes etc.
+            wrapper = ast.parse("if 1:\n" + "\n".join(lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    body = wrapper.body[0].body   # type: ignore[attr-defined]
+    if len(body) != 1:
+        return None
+    _shift(body[0], first - 2)
+    return body[0]
+
+
+def _shift(root: ast.AST, lines: int) -> None:
+    """Move every node under `root` (itself included) `lines` lines down."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if getattr(node, "lineno", None) is not None:
+            node.lineno += lines   # type: ignore[attr-defined]
+            node.end_lineno += lines   # type: ignore[attr-defined]
+        for child in ast.iter_child_nodes(node):
+            if type(child) not in CONTEXTS:
+                stack.append(child)
+
+
+def _path_copied(tree: ast.Module, chain: list[ast.AST], new: ast.stmt, old_end: tuple[int, int]) -> Any:
+    """`tree` with `chain[-1]` replaced by `new`: a copy of each statement holding it (the
+    ones that ended where it ended end where `new` does), the rest shared; None if a
+    holder does not hold the next one in a list of statements."""
+    old_child: ast.AST = chain[-1]
+    new_child: ast.AST = new
+    for parent in reversed([tree, *chain[:-1]]):
+        holder = copy.copy(parent)
+        if not _replace_in(holder, old_child, new_child):
+            return None
+        if (getattr(parent, "end_lineno", None), getattr(parent, "end_col_offset", None)) == old_end:
+            holder.end_col_offset = new.end_col_offset   # type: ignore[attr-defined]
+        old_child, new_child = parent, holder
+    return new_child   # type: ignore[return-value]
+
+
+def _replace_in(holder: ast.AST, old: ast.AST, new: ast.AST) -> bool:
+    """In `holder` (a copy, whose lists are still the original's), put `new` where `old` is:
+    in one of its lists of statements, or in the body of one of its `case`s (False: nowhere)."""
+    for field in holder._fields:
+        items = getattr(holder, field, None)
+        if type(items) is not list:
+            continue
+        for i, item in enumerate(items):
+            if item is old:
+                setattr(holder, field, [*items[:i], new, *items[i + 1:]])
+                return True
+            if isinstance(item, ast.match_case) and any(s is old for s in item.body):
+                case = copy.copy(item)
+                _replace_in(case, old, new)
+                setattr(holder, field, [*items[:i], case, *items[i + 1:]])
+                return True
+    return False
