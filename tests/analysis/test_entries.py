@@ -50,7 +50,7 @@ def test_a_pallas_call_without_semaphores_is_analysed_for_its_contract_only():
     assert analyzer.analyze(text) == []
     # the four imports and `run` (its pallas_call's contract) ran; `kernel` cannot be
     # given a semaphore, so it is not analysed on its own
-    assert analyzer.stats == {"blocks": 6, "entries_run": 5, "moved": 0, "calls_remembered": 0}
+    assert analyzer.stats == {"blocks": 6, "entries_run": 5, "moved": 0, "spliced": 0, "calls_remembered": 0}
 
 
 def test_the_contract_of_a_pallas_call_without_semaphores_is_checked():
@@ -123,10 +123,10 @@ def test_a_kernel_its_pallas_call_runs_is_not_run_again_on_its_own():
     dma = text.split("\n").index("        pltpu.make_async_copy(x_hbm, buf.at[0], sems).start()") + 1
     analyzer = ModuleAnalyzer()
     assert [(f.code, f.span.line + 1) for f in analyzer.analyze(text)] == [("PAL001", dma)]
-    assert analyzer.stats == {"blocks": 6, "entries_run": 5, "moved": 0, "calls_remembered": 0}    # imports, `run`; not `kernel`
+    assert analyzer.stats == {"blocks": 6, "entries_run": 5, "moved": 0, "spliced": 0, "calls_remembered": 0}    # imports, `run`; not `kernel`
     unrun = text.replace("pl.pallas_call(kernel,", "pl.pallas_call(lambda *refs: None,")
     assert [(f.code, f.span.line + 1) for f in analyzer.analyze(unrun)] == [("PAL001", dma)]
-    assert analyzer.stats == {"blocks": 6, "entries_run": 2, "moved": 0, "calls_remembered": 0}    # `run`, then `kernel` on its own
+    assert analyzer.stats == {"blocks": 6, "entries_run": 2, "moved": 0, "spliced": 1, "calls_remembered": 0}    # `run`, then `kernel` on its own
     assert [(f.code, f.span.line + 1) for f in analyze_source(unrun)] == [("PAL001", dma)]
 
 
@@ -168,7 +168,7 @@ def test_a_kernel_run_only_where_its_call_may_not_run_is_also_run_on_its_own():
     ''')
     analyzer = ModuleAnalyzer()
     analyzer.analyze(text)
-    assert analyzer.stats == {"blocks": 6, "entries_run": 6, "moved": 0, "calls_remembered": 0}    # imports, `run` and `kernel`
+    assert analyzer.stats == {"blocks": 6, "entries_run": 6, "moved": 0, "spliced": 0, "calls_remembered": 0}    # imports, `run` and `kernel`
 
 
 SHARDED_HEADER = HEADER.replace("import jax\n", "import jax\nfrom jax.sharding import PartitionSpec as P\n")

@@ -13,6 +13,7 @@ from pallas_lsp.analysis.parse import split_blocks
 from pallas_lsp.analysis.relay import changed_line
 from pallas_lsp.analysis.splice import spliced_tree
 
+from .helpers import dedent
 from .test_relay import CORPUS, KERNEL, STATEMENT, edited, edited_corpus, everything, fresh
 
 DUMP = {"include_attributes": True}
@@ -55,6 +56,52 @@ def test_a_character_typed_into_a_statement_gives_the_tree_python_parses_sharing
         assert sum(a is b for a, b in zip(old_body, new_body)) == len(old_body) - 1   # one statement is new
         assert spliced.body[0] is not tree.body[0] and spliced.body[0].args is tree.body[0].args
     assert ast.dump(tree, **DUMP) == before   # the old tree as it was
+
+
+LOOPS = dedent('''
+    def body(xs, n):
+        total = 0
+        for i in range(n):
+            if i % 2 == 0 and xs:
+                total += i
+            elif i > 4:
+                total -= 1
+            while (total >
+                   10):  # a header of two lines
+                total -= 1
+        with open("f") as f:
+            pass
+        if total: return total
+        return 0
+''')
+
+
+def header_at(tree: ast.Module, lineno: int) -> ast.stmt:
+    """The compound statement whose header holds line `lineno`."""
+    return next(n for n in ast.walk(tree) if isinstance(n, (ast.If, ast.For, ast.While, ast.With))
+                and n.lineno <= lineno < n.body[0].lineno)
+
+
+def test_a_character_typed_into_the_header_of_an_if_for_while_or_with_parses_the_header_alone():
+    tree = ast.parse(LOOPS)
+    before = ast.dump(tree, **DUMP)
+    for line, at, new in (("    for i in range(n):", "range(n", "x"), ("    for i in range(n):", "for i", "x"),
+                          ("        if i % 2 == 0 and xs:", "% 2", "0"), ("               10):  # a header of two lines", "1", "1"),
+                          ("    with open(\"f\") as f:", "as f", "x")):
+        new_text = typed_into(LOOPS, line, at, new)
+        spliced = splice(LOOPS, tree, new_text)
+        assert spliced is not None, line
+        assert ast.dump(spliced, **DUMP) == ast.dump(ast.parse(new_text), **DUMP)
+        lineno = LOOPS.split("\n").index(line) + 1
+        old_header, new_header = header_at(tree, lineno), header_at(spliced, lineno)
+        assert new_header is not old_header and new_header.body is old_header.body   # the body is shared
+    assert ast.dump(tree, **DUMP) == before
+    for line, at, new in (("        elif i > 4:", "4", "0"),                 # an `elif` is not a statement alone
+                          ("    if total: return total", "total", "x"),   # its body on the header's line
+                          ("    for i in range(n):", "range(n)", " "),     # a blank: the same tree, parsed as usual
+                          ("    for i in range(n):", "range(n)", ":")):
+        got = splice(LOOPS, tree, typed_into(LOOPS, line, at, new))
+        assert got is None or ast.dump(got, **DUMP) == ast.dump(ast.parse(typed_into(LOOPS, line, at, new)), **DUMP), line
 
 
 def test_what_the_statement_alone_does_not_decide_is_parsed_as_usual():

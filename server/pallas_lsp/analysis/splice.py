@@ -1,15 +1,16 @@
-"""A character typed into one simple statement of a block: the new tree is the old one
-with that statement parsed again.
+"""A character typed into one simple statement of a block, or into the header of an `if`,
+`while`, `for` or `with`: the new tree is the old one with that statement (or header)
+parsed again.
 
 A keystroke in a large kernel changes one line of one statement. Parsing the whole block
 again makes every node new, and with them every fact memoised per node (what each loop
 reads, each function's parameters, ...). Here only the edited statement is parsed, alone
-(its lines as they stand, under an `if 1:`), and the new tree shares every other node with
-the old one: the statements around it are the same objects, and only the nodes on the
-path from the block down to it are copies. The result is the tree Python parses from the
-new text, or None where that is not sure (the statement's first line changed before its
-code, it no longer parses alone, or it became more or other than one statement on the
-same lines); the block is then parsed as usual.
+(its lines as they stand, under an `if 1:`; a header with a `pass` for its body), and the
+new tree shares every other node with the old one: the statements around it are the same
+objects, and only the nodes on the path from the block down to it are copies. The result is
+the tree Python parses from the new text, or None where that is not sure (the statement's
+first line changed before its code, it no longer parses alone, or it became more or other
+than one statement on the same lines); the block is then parsed as usual.
 
 Trees that share nodes form a family (`parse.Block.adopt_spliced`): a tree the relay
 (`relay.py`) is about to change in place must first be its nodes' only holder
@@ -51,15 +52,15 @@ def spliced_tree(tree: ast.Module, line: ChangedLine) -> ast.Module | None:
     """`tree` (of the text before `line`'s edit) as the text after it parses, sharing every
     node but those of the edited statement and the statements holding it; None if unsure."""
     chain = statement_chain(tree, line.lineno)
-    if not chain or not isinstance(chain[-1], ast.stmt) or isinstance(chain[-1], COMPOUND):
+    held = next((k for k in range(len(chain) - 1, -1, -1) if isinstance(chain[k], ast.stmt)), None)
+    if held is None or not _indented(chain[held], line):
         return None
-    stmt: Any = chain[-1]
-    if stmt.col_offset == 0:   # a block of one simple statement: parsed as usual
+    if type(chain[held]) in HEADERS:
+        return _spliced_header(tree, chain[:held + 1], line)
+    if isinstance(chain[held], COMPOUND) or held != len(chain) - 1:
         return None
+    stmt: Any = chain[held]
     first, last = stmt.lineno, stmt.end_lineno
-    indent = line.old_lines[first - 1].encode()[:stmt.col_offset]
-    if not _BLANK.issuperset(indent) or (line.lineno == first and line.first_col < stmt.col_offset):
-        return None
     new = _parsed_alone(line.new_lines[first - 1:last], first)
     if new is None or (new.lineno, new.col_offset, new.end_lineno) != (first, stmt.col_offset, last):
         return None
@@ -69,6 +70,39 @@ def spliced_tree(tree: ast.Module, line: ChangedLine) -> ast.Module | None:
             and _ends_line(line.new_lines[last - 1], new.end_col_offset)):
         return None   # a `;` after it: the statements holding it end there
     return _path_copied(tree, chain, new, (last, stmt.end_col_offset))
+
+
+# The compound statements whose header (the lines before their body) is parsed again alone,
+# and the fields it gives them.
+HEADERS: dict[type, tuple[str, ...]] = {ast.If: ("test",), ast.While: ("test",), ast.For: ("target", "iter"),
+                                        ast.AsyncFor: ("target", "iter"), ast.With: ("items",),
+                                        ast.AsyncWith: ("items",)}
+
+
+def _indented(stmt: Any, line: ChangedLine) -> bool:
+    """Whether `stmt` starts a line after blanks (not at column 0: a block of its own) that
+    the edit left as they were."""
+    indent = line.old_lines[stmt.lineno - 1].encode()[:stmt.col_offset]
+    return stmt.col_offset > 0 and _BLANK.issuperset(indent) \
+        and not (line.lineno == stmt.lineno and line.first_col < stmt.col_offset)
+
+
+def _spliced_header(tree: ast.Module, chain: list[ast.AST], line: ChangedLine) -> Any:
+    """The tree with the header of `chain[-1]` (an `if`, `while`, `for` or `with`) parsed
+    again, when the edit is in it and its body starts on a line of its own."""
+    stmt: Any = chain[-1]
+    first, body = stmt.lineno, stmt.body[0].lineno
+    if not first <= line.lineno < body:
+        return None
+    indent = line.new_lines[first - 1][:stmt.col_offset]
+    parsed = _parsed_alone([*line.new_lines[first - 1:body - 1], indent + " pass"], first)
+    if type(parsed) is not type(stmt) or (parsed.lineno, parsed.col_offset) != (first, stmt.col_offset) \
+            or len(parsed.body) != 1 or parsed.body[0].lineno != body or getattr(parsed, "orelse", None):
+        return None
+    header = copy.copy(stmt)
+    for field in HEADERS[type(stmt)]:
+        setattr(header, field, getattr(parsed, field))
+    return _path_copied(tree, chain, header, (stmt.end_lineno, stmt.end_col_offset))
 
 
 def _ends_line(text: str, end_col: int) -> bool:
