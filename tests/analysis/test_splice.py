@@ -104,6 +104,14 @@ def test_a_character_typed_into_the_header_of_an_if_for_while_or_with_parses_the
         assert got is None or ast.dump(got, **DUMP) == ast.dump(ast.parse(typed_into(LOOPS, line, at, new)), **DUMP), line
 
 
+def test_lines_ending_in_crlf_splice_as_well():
+    text, tree = LOOPS.replace("\n", "\r\n"), ast.parse(LOOPS.replace("\n", "\r\n"))
+    for line, at, new in (("    total = 0\r", "total", "x"), ("    for i in range(n):\r", "range(n", "x")):
+        new_text = typed_into(text, line, at, new)
+        spliced = splice(text, tree, new_text)
+        assert spliced is not None and ast.dump(spliced, **DUMP) == ast.dump(ast.parse(new_text), **DUMP)
+
+
 def test_what_the_statement_alone_does_not_decide_is_parsed_as_usual():
     text, tree = kernel_tree()
     for line, at, new in (("    cp.start()", "cp.start()", ";"),          # a `;`: the holders end after it

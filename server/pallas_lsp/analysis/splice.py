@@ -106,8 +106,9 @@ def _spliced_header(tree: ast.Module, chain: list[ast.AST], line: ChangedLine) -
 
 
 def _ends_line(text: str, end_col: int) -> bool:
-    """Whether only blanks and a comment follow column `end_col` (UTF-8 bytes) of `text`."""
-    rest = text.encode()[end_col:].strip(b" \t\f")
+    """Whether only blanks and a comment follow column `end_col` (UTF-8 bytes) of `text`
+    (a line of a text split at "\n": a "\r" may end it)."""
+    rest = text.encode()[end_col:].strip(b" \t\f\r")
     return not rest or rest.startswith(b"#")
 
 
