@@ -14,7 +14,8 @@ from `random.Random("SEED:path")`, in turn:
 * an integer literal changed (a size, an index: another value);
 * a comment typed at the end of a line of code;
 * a blank line or an unread `name = 1` line inserted inside a block;
-* the last character typed deleted again (an undo: a text seen before).
+* the last character typed deleted again (an undo: a text seen before);
+* a statement typed on a blank line inside a block (`name = 1`, a name of the next line).
 
     python3 benchmarks/edit_exactness.py                    # every module, 6 edits each
     python3 benchmarks/edit_exactness.py --smoke --strict   # CI: one small wheel, 4 edits
@@ -49,7 +50,7 @@ _INT = re.compile(r"(?<![\w.])\d+(?![\w.])")
 class Author:
     """Edits one text in turn (see the module's docstring); `lines` is the text now."""
 
-    KINDS = ("name", "integer", "comment", "line", "undo")
+    KINDS = ("name", "integer", "comment", "line", "undo", "statement")
 
     def __init__(self, text: str, rng: random.Random) -> None:
         self.lines = text.split("\n")
@@ -108,6 +109,16 @@ class Author:
         if self.typed is not None and self.typed[0] >= k:
             self.typed = (self.typed[0] + 1, self.typed[1])   # the character typed moved down
         return k
+
+    def _statement(self, k: int) -> int | None:
+        """(`k`: a line of code; the blank line is the nearest one above it.)"""
+        blank = next((j for j in range(k - 1, max(k - 20, -1), -1) if not self.lines[j].strip()), None)
+        line = self.lines[k]
+        names = [m.group() for m in lspbench.IDENT.finditer(line) if m.group() not in lspbench.KEYWORDS]
+        if blank is None or not line.startswith((" ", "\t")) or not names:
+            return None
+        self.lines[blank] = line[:len(line) - len(line.lstrip())] + f"{self.rng.choice(names)} = 1"
+        return blank
 
     def _undo(self, k: int) -> int | None:
         """The last character typed, deleted (`k` aside); None if none is there."""

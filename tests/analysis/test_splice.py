@@ -112,6 +112,23 @@ def test_lines_ending_in_crlf_splice_as_well():
         assert spliced is not None and ast.dump(spliced, **DUMP) == ast.dump(ast.parse(new_text), **DUMP)
 
 
+def test_a_statement_typed_on_a_blank_line_of_a_body_is_parsed_alone_and_inserted():
+    text = LOOPS.replace("    total = 0\n", "    total = 0\n\n").replace("        elif", "\n        elif")
+    tree = ast.parse(text)
+    lines = text.split("\n")
+    blank = lines.index("", 2)
+    for typed in ("    q", "    x = len(xs)", "    for j in xs: total += j"):
+        new_text = "\n".join(lines[:blank] + [typed] + lines[blank + 1:])
+        spliced = splice(text, tree, new_text)
+        assert spliced is not None and ast.dump(spliced, **DUMP) == ast.dump(ast.parse(new_text), **DUMP), typed
+        assert spliced.body[0].body[2] is tree.body[0].body[1]   # the `for` after it is the old one
+    before_elif = lines.index("", blank + 1)
+    for at, typed in ((blank, "        q"),            # deeper than the statement after it
+                      (before_elif, "        q"),       # before an `elif`: no longer valid Python
+                      (blank, "    q = ")):            # half-typed
+        assert splice(text, tree, "\n".join(lines[:at] + [typed] + lines[at + 1:])) is None, typed
+
+
 def test_what_the_statement_alone_does_not_decide_is_parsed_as_usual():
     text, tree = kernel_tree()
     for line, at, new in (("    cp.start()", "cp.start()", ";"),          # a `;`: the holders end after it
@@ -128,6 +145,22 @@ def test_what_the_statement_alone_does_not_decide_is_parsed_as_usual():
 CHARACTERS = list("abxyz_019 ()[]{}:;,.=+-*/#\\'\"\t@<>%&|~") + ["\u00e9", "):", "if ", "lambda ", '"""']
 
 
+STATEMENTS = ["q", "x = 1", "pass", "return", "f(x)", "y += 2", "else: z", "@d", "# c", "if a: b", "for i in r: s"]
+
+
+def random_character(text: str, rng: random.Random) -> str:
+    """`text` with a random character typed into it, or one deleted."""
+    at = rng.randrange(len(text) + 1)
+    return text[:at] + rng.choice(CHARACTERS) + text[at:] if rng.random() < 0.7 or not at else text[:at - 1] + text[at:]
+
+
+def typed_on_blank(lines: list[str], k: int, rng: random.Random) -> str:
+    """Blank line `k` with a statement typed on it, mostly indented as the next line of code."""
+    following = next((x for x in lines[k + 1:] if x.strip()), "")
+    indent = following[:len(following) - len(following.lstrip())] if rng.random() < 0.8 else " " * rng.choice([4, 8])
+    return indent + rng.choice(STATEMENTS)
+
+
 def test_random_characters_typed_or_deleted_in_the_corpus_splice_to_the_tree_python_parses():
     rng = random.Random(7)
     spliced = tried = 0
@@ -139,10 +172,8 @@ def test_random_characters_typed_or_deleted_in_the_corpus_splice_to_the_tree_pyt
                 continue
             for _ in range(4):
                 k = rng.randrange(len(lines))
-                at = rng.randrange(len(lines[k]) + 1)
                 new = list(lines)
-                new[k] = lines[k][:at] + rng.choice(CHARACTERS) + lines[k][at:] if rng.random() < 0.7 or not at \
-                    else lines[k][:at - 1] + lines[k][at:]
+                new[k] = typed_on_blank(lines, k, rng) if not lines[k].strip() else random_character(lines[k], rng)
                 new_text = "\n".join(new)
                 line = changed_line(block.text, new_text)
                 if line is None:
@@ -176,14 +207,16 @@ def test_an_analyzer_after_spliced_edits_and_relaid_lines_equals_a_fresh_analysi
 
 
 def typed_statement_edits(lines: list[str], rng: random.Random) -> list[list[str]]:
-    """A name typed into a random statement line, then a blank line inserted above it, then
-    both undone."""
+    """A name typed into a random statement line, then a blank line inserted above it, a
+    statement typed on that line and made longer, then all undone."""
     spots = [i for i, line in enumerate(lines) if STATEMENT.match(line)]
     i = rng.choice(spots)
     names = [m.end() for m in re.finditer(r"[A-Za-z_]\w*", lines[i])]
     k = rng.choice(names)
     typed = lines[:i] + [lines[i][:k] + "q" + lines[i][k:]] + lines[i + 1:]
-    return [typed, typed[:i] + [""] + typed[i:], typed, lines]
+    indent = STATEMENT.match(lines[i]).group(1)
+    return [typed, typed[:i] + [""] + typed[i:], typed[:i] + [indent + "w"] + typed[i:],
+            typed[:i] + [indent + "w = len"] + typed[i:], typed, lines]
 
 
 def test_corpus_modules_under_typed_statements_equal_a_fresh_analysis():

@@ -1,6 +1,6 @@
 """A character typed into one simple statement of a block, or into the header of an `if`,
-`while`, `for` or `with`: the new tree is the old one with that statement (or header)
-parsed again.
+`while`, `for` or `with`, or a statement typed on a blank line of a body: the new tree is
+the old one with that statement (or header) parsed again.
 
 A keystroke in a large kernel changes one line of one statement. Parsing the whole block
 again makes every node new, and with them every fact memoised per node (what each loop
@@ -53,7 +53,11 @@ def spliced_tree(tree: ast.Module, line: ChangedLine) -> ast.Module | None:
     node but those of the edited statement and the statements holding it; None if unsure."""
     chain = statement_chain(tree, line.lineno)
     held = next((k for k in range(len(chain) - 1, -1, -1) if isinstance(chain[k], ast.stmt)), None)
-    if held is None or not _indented(chain[held], line):
+    if held is None:
+        return None
+    if held == len(chain) - 1 and isinstance(chain[held], COMPOUND) and not line.before.strip():
+        return _spliced_insertion(tree, chain, line)
+    if not _indented(chain[held], line):
         return None
     if type(chain[held]) in HEADERS:
         return _spliced_header(tree, chain[:held + 1], line)
@@ -103,6 +107,33 @@ def _spliced_header(tree: ast.Module, chain: list[ast.AST], line: ChangedLine) -
     for field in HEADERS[type(stmt)]:
         setattr(header, field, getattr(parsed, field))
     return _path_copied(tree, chain, header, (stmt.end_lineno, stmt.end_col_offset))
+
+
+def _spliced_insertion(tree: ast.Module, chain: list[ast.AST], line: ChangedLine) -> Any:
+    """The tree with a statement typed on a blank line of the body of `chain[-1]`: the line
+    holds that one statement, at the column of the statement it now comes before in the
+    same body, with only blank lines and comments between them (not an `else:`, a
+    decorator, ...), and that is no `elif`."""
+    new = _parsed_alone([line.after], line.lineno)
+    if new is None or new.end_lineno != line.lineno or not _ends_line(line.after, new.end_col_offset):
+        return None
+    holder: Any = chain[-1]
+    for field in ("body", "orelse", "finalbody"):
+        items = getattr(holder, field, None) or []
+        at = next((i for i, s in enumerate(items) if s.lineno > line.lineno), None)
+        if at is None or (at and items[at - 1].end_lineno >= line.lineno):
+            continue
+        after = items[at]
+        start = min([after.lineno, *(d.lineno for d in getattr(after, "decorator_list", ()))])
+        between = line.new_lines[line.lineno:start - 1]
+        elif_ = line.new_lines[after.lineno - 1].encode()[after.col_offset:].startswith(b"elif")
+        if after.col_offset != new.col_offset or elif_ or any(x.strip() and not x.lstrip().startswith("#")
+                                                              for x in between):
+            return None
+        grown = copy.copy(holder)
+        setattr(grown, field, [*items[:at], new, *items[at:]])
+        return _path_copied(tree, chain, grown, (holder.end_lineno, holder.end_col_offset))
+    return None
 
 
 def _ends_line(text: str, end_col: int) -> bool:
