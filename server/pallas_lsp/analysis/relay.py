@@ -25,8 +25,8 @@ from .records import record
 
 # Nodes that may span the edited place: statements whose bodies take whole lines.
 COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
-             ast.With, ast.AsyncWith, ast.Try, ast.ExceptHandler, ast.Match,
-             *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+            ast.With, ast.AsyncWith, ast.Try, ast.ExceptHandler, ast.Match,
+            *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
 # The first line of a statement `relaid` may keep out of the tree (`name = <literal>`).
@@ -35,7 +35,7 @@ _ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*\s*=(?!=)")
 _BLANKS_THEN_COMMENT = re.compile(r"[ \t]*(?:#.*)?")
 
 # Expression contexts (`Load`, `Store`, `Del`): shared instances without positions.
-CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
+_CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
 
 
 @record(slots=True)
@@ -304,7 +304,7 @@ def relaid(tree: ast.Module, new_text: str, edit: LineEdit) -> bool:
     if edit.count < 0:
         return not _starts_within(tree, first, last)
     lines = new_text.split("\n")[first - 1:last]
-    if all(map(_no_code, lines)):
+    if all(map(no_code, lines)):
         return True
     new_tree = parse_text(new_text)
     return new_tree is not None and _inserted_are_unread(new_tree, new_text, lines, first)
@@ -327,8 +327,8 @@ def move(tree: ast.Module, edit: LineEdit) -> None:
         for field in node._fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                stack.extend(v for v in value if isinstance(v, ast.AST) and type(v) not in CONTEXTS)
-            elif isinstance(value, ast.AST) and type(value) not in CONTEXTS:
+                stack.extend(v for v in value if isinstance(v, ast.AST) and type(v) not in _CONTEXTS)
+            elif isinstance(value, ast.AST) and type(value) not in _CONTEXTS:
                 stack.append(value)
 
 
@@ -390,10 +390,10 @@ def _inserted_are_unread(tree: ast.Module, text: str, lines: list[str], first: i
                               or (in_function and not isinstance(c, ast.ClassDef))))
             else:
                 return False
-    return all(first + i in covered or _no_code(line) for i, line in enumerate(lines))
+    return all(first + i in covered or no_code(line) for i, line in enumerate(lines))
 
 
-def _no_code(line: str) -> bool:
+def no_code(line: str) -> bool:
     """A blank line or a comment."""
     return not line.strip() or line.lstrip().startswith("#")
 

@@ -25,15 +25,15 @@ import warnings
 from typing import Any
 
 from .parse import BlockList
-from .relay import COMPOUND, CONTEXTS, ChangedLine, changed_line, statement_chain
+from .relay import COMPOUND, ChangedLine, changed_line, no_code, statement_chain
 
 _BLANK = frozenset(b" \t\f")
 
 
 def splice_edited_block(blocks: BlockList) -> bool:
     """After `blocks.update`: when the one block the edit replaced had a tree and the edit
-    changed one line inside one simple statement of it, give the new block the old tree
-    with that statement parsed again (True)."""
+    changed one line that `spliced_tree` decides alone (in a simple statement, a header, or
+    a statement typed on a blank line), give the new block that tree (True)."""
     if blocks.replaced is None:
         return False
     old, new = blocks.replaced
@@ -127,8 +127,7 @@ def _spliced_insertion(tree: ast.Module, chain: list[ast.AST], line: ChangedLine
         start = min([after.lineno, *(d.lineno for d in getattr(after, "decorator_list", ()))])
         between = line.new_lines[line.lineno:start - 1]
         elif_ = line.new_lines[after.lineno - 1].encode()[after.col_offset:].startswith(b"elif")
-        if after.col_offset != new.col_offset or elif_ or any(x.strip() and not x.lstrip().startswith("#")
-                                                              for x in between):
+        if after.col_offset != new.col_offset or elif_ or not all(map(no_code, between)):
             return None
         grown = copy.copy(holder)
         setattr(grown, field, [*items[:at], new, *items[at:]])
@@ -155,21 +154,7 @@ def _parsed_alone(lines: list[str], first: int) -> Any:
     body = wrapper.body[0].body   # type: ignore[attr-defined]
     if len(body) != 1:
         return None
-    _shift(body[0], first - 2)
-    return body[0]
-
-
-def _shift(root: ast.AST, lines: int) -> None:
-    """Move every node under `root` (itself included) `lines` lines down."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if getattr(node, "lineno", None) is not None:
-            node.lineno += lines   # type: ignore[attr-defined]
-            node.end_lineno += lines   # type: ignore[attr-defined]
-        for child in ast.iter_child_nodes(node):
-            if type(child) not in CONTEXTS:
-                stack.append(child)
+    return ast.increment_lineno(body[0], first - 2)
 
 
 def _path_copied(tree: ast.Module, chain: list[ast.AST], new: ast.stmt, old_end: tuple[int, int]) -> Any:
