@@ -204,6 +204,31 @@ def test_text_typed_that_ends_a_docstring_or_is_not_in_one_is_analysed_again():
         check_kept(analyzer, DOCUMENTED, False)
 
 
+def test_lines_inserted_into_or_deleted_from_a_docstring_keep_the_tree_with_the_new_string():
+    analyzer = ModuleAnalyzer()
+    assert analyzer.analyze(DOCUMENTED)
+    lines = DOCUMENTED.split("\n")
+    args = lines.index("    Args: the refs.")
+    for new in ("", "    ", "    More: words é.", "  x = 1  # not code", "    'quoted' \"and\" \\n"):
+        check_kept_typed_and_deleted(analyzer, DOCUMENTED, edited(DOCUMENTED, args + 1, new))   # Enter, typed
+    opening = lines.index('    """Copies a block.')
+    without_blank = "\n".join(lines[:opening + 1] + lines[opening + 2:])   # its blank line deleted
+    check_kept_typed_and_deleted(analyzer, DOCUMENTED, without_blank)
+
+
+def test_lines_that_end_a_docstring_or_are_outside_it_are_analysed_again():
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(DOCUMENTED)
+    lines = DOCUMENTED.split("\n")
+    opening, args = lines.index('    """Copies a block.'), lines.index("    Args: the refs.")
+    for text in (edited(DOCUMENTED, args + 1, '    """'),           # it ends there now
+                 edited(DOCUMENTED, args + 2, "    pl.debug_print('x')"),   # after its last line: code
+                 edited(DOCUMENTED, opening, "    pl.debug_print('x')"),    # before its first line
+                 "\n".join(lines[:args] + lines[args + 2:])):       # its last line deleted
+        check_kept(analyzer, text, False)
+        check_kept(analyzer, DOCUMENTED, False)
+
+
 def assert_trees_as_parsed(analyzer: ModuleAnalyzer) -> None:
     """Every block's tree is the one Python parses from its text, positions included."""
     for block in analyzer._block_list.blocks:
@@ -256,6 +281,24 @@ def line_edits(lines: list[str], rng: random.Random) -> list[list[str]]:
     new = rng.choice(["", f"{indent}# note", f"{indent}relay_tmp_{i} = {i}", f"{indent}relay_tmp = (1,",
                       f"{indent}x = {i}"])
     return [lines[:i] + [new] + lines[i:], lines]
+
+
+def docstring_line_edits(lines: list[str], rng: random.Random) -> list[list[str]]:
+    """A line inserted into a string statement that spans lines (a docstring), after one
+    of its lines but its last (where a line may close it), then deleted again."""
+    spans = [(n.lineno, n.end_lineno) for n in ast.walk(_parsed("\n".join(lines)))
+             if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and n.end_lineno > n.lineno]
+    if not spans:
+        return [lines]
+    first, last = rng.choice(spans)
+    i = rng.randrange(first, last)
+    new = rng.choice(["", "    ", "    text é", "    x = 1", '    """', "    '''", "    \\", "\t# note", '"', "{}"])
+    return [lines[:i] + [new] + lines[i:], lines]
+
+
+def test_corpus_modules_with_lines_inserted_into_docstrings_equal_a_fresh_analysis():
+    kept = sum(s["moved"] for stats in edited_corpus(docstring_line_edits, 3) for s in stats)
+    assert kept >= len(CORPUS)
 
 
 def edited_corpus(edits, rounds: int):

@@ -4,8 +4,8 @@ Inserting or deleting whole lines that hold no code the analysis reads (blank li
 comments, and `name = <literal>` inside a function where nothing else names `name`)
 leaves every statement of the block as it was, only lower or higher in the document;
 text typed inside a comment, or blanks and a comment typed after a line's code, leave
-every statement where it was, and text typed inside a docstring changes only a value
-nothing reads.  Such a block keeps its parse tree, with the positions (and docstring) of
+every statement where it was, and text typed inside a docstring (or lines inserted into
+or deleted from its inside) changes only a value nothing reads.  Such a block keeps its parse tree, with the positions (and docstring) of
 the new text, and with it every result that refers to its nodes: nothing is analysed
 again.  Anything else (code edited in place, a line inside an expression or a string, a
 statement the code may read) is an ordinary change.
@@ -107,12 +107,14 @@ def keep_moved_block(blocks: BlockList, package: str | None, creators: frozenset
             or in_closure(old, package, creators, broad) != in_closure(new, package, creators, broad):
         return False
     if edit is not None and not relaid(tree, new.text, edit):
-        return False
+        string = docstring_lines_edit(tree, new.text, edit)
+        if string is None:
+            return False
     if not blocks.own_nodes(old):   # another tree shares the nodes about to change
         return False
     if edit is not None:
         move(tree, edit)
-    elif string is not None:
+    if string is not None:
         string.apply()
     blocks.keep(old, new)
     return True
@@ -179,6 +181,23 @@ def string_edit(tree: ast.Module, line: ChangedLine) -> StringEdit | None:
         return None
     ending = tuple(n for n in (*chain, s) if (n.end_lineno, n.end_col_offset) == (s.end_lineno, s.end_col_offset))   # type: ignore[attr-defined]
     return StringEdit(s, literal, ending, end_col)
+
+
+def docstring_lines_edit(tree: ast.Module, new_text: str, edit: LineEdit) -> StringEdit | None:
+    """How `tree` (of the text before `edit`) becomes the tree of `new_text` (after `edit`
+    moves its nodes) when the edit inserts or deletes whole lines inside the literal of a
+    string statement (a docstring: a value nothing reads), after its first line and
+    before its last, and the literal is still one string: its new value."""
+    chain = statement_chain(tree, edit.after)
+    stmt = chain[-1] if chain else None
+    if not (isinstance(stmt, ast.Expr) and _is_str(stmt.value) and _same_span(stmt, stmt.value)):
+        return None
+    s: Any = stmt.value
+    if not (s.lineno <= edit.after and edit.after + max(0, -edit.count) < s.end_lineno):
+        return None   # the place, and any line deleted, between the literal's first line and its last
+    lines = new_text.split("\n")[s.lineno - 1:s.end_lineno + edit.count]
+    literal = _parse_literal(lines, s.col_offset, s.end_col_offset)   # its last line is as it was
+    return StringEdit(s, literal, (), s.end_col_offset) if literal is not None else None
 
 
 def changed_line(old: str, new: str) -> ChangedLine | None:
