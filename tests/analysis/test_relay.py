@@ -92,6 +92,54 @@ def test_blank_lines_comments_and_unread_literals_move_code_without_running_it()
         check_kept(analyzer, KERNEL, True)   # and deleted again
 
 
+BRANCHY = dedent('''
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import tpu as pltpu
+
+
+    def kernel(x_hbm, o_ref, buf, sems):
+        slot = pl.program_id(0) % 2
+        if slot == 0:
+            acc = jnp.zeros((8, 128), jnp.float32)
+        elif slot == 1:
+            acc = jnp.ones((8, 128), jnp.float32)
+        else:
+
+            acc = None
+        pltpu.make_async_copy(x_hbm, buf.at[slot], sems).start()
+        o_ref[...] = acc
+
+
+    class Holder:
+        size = 3
+''')
+
+
+def test_unread_literals_are_placed_without_parsing_the_block_only_where_python_puts_them():
+    # The inserted lines, parsed alone, are placed before the statement they now precede
+    # when they have its indentation; each case is checked against a fresh analysis.
+    analyzer = ModuleAnalyzer()
+    analyzer.analyze(BRANCHY)
+    lines = BRANCHY.split("\n")
+    for before, new, kept in [("    elif slot == 1:", "    relay_a = 1", False),   # before an elif
+                              ("    elif slot == 1:", "        relay_a = 1", True),   # ends the if's body
+                              ("        acc = None", "        relay_a = 1", True),  # a body after a blank
+                              ("    pltpu.make_async_copy(x_hbm, buf.at[slot], sems).start()",
+                               "    relay_a = 1\n    relay_b = 'two'", True),
+                              ("    pltpu.make_async_copy(x_hbm, buf.at[slot], sems).start()",
+                               "\t   relay_a = 1", False),                  # a tab in its blanks
+                              ("    pltpu.make_async_copy(x_hbm, buf.at[slot], sems).start()",
+                               "        relay_a = 1", True),               # the else's body goes on
+                              ("    o_ref[...] = acc", "        relay_a = 1", False),   # deeper: no body there
+                              ("    pltpu.make_async_copy(x_hbm, buf.at[slot], sems).start()",
+                               "    slot = 1", False),                  # a name the code reads
+                              ("    size = 3", "    relay_a = 1", False)]:   # a class body
+        at = lines.index(before)
+        check_kept(analyzer, edited(BRANCHY, at, new), kept)
+        check_kept(analyzer, BRANCHY, kept)
+
+
 def test_lines_that_may_change_what_runs_are_analysed_again():
     analyzer = ModuleAnalyzer()
     analyzer.analyze(KERNEL)

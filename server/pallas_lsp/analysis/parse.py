@@ -185,6 +185,16 @@ def parse_uncached(text: str) -> ast.Module | None:
         return None
 
 
+def statements_alone(lines: list[str], first: int) -> list[ast.stmt] | None:
+    """The statements indented `lines` (lines `first`.. of a block's text) hold when
+    parsed alone, with the positions they have in the block; None: they do not parse."""
+    wrapper = parse_uncached("if 1:\n" + "\n".join(lines))
+    if wrapper is None:
+        return None
+    body = wrapper.body[0].body   # type: ignore[attr-defined]
+    return [ast.increment_lineno(stmt, first - 2) for stmt in body]
+
+
 def block_starts(text: str, begin: int = 0, end: int | None = None) -> list[int]:
     """Character offsets where top-level blocks start, in [begin, end).
 

@@ -20,7 +20,7 @@ from typing import Any, TypeGuard
 
 from .closure import in_closure
 from .module import block_names
-from .parse import BlockList, common_prefix, common_suffix, parse_text, parse_uncached
+from .parse import BlockList, common_prefix, common_suffix, parse_text, parse_uncached, statements_alone
 from .records import record
 
 # Nodes that may span the edited place: statements whose bodies take whole lines.
@@ -322,11 +322,46 @@ def relaid(tree: ast.Module, new_text: str, edit: LineEdit) -> bool:
     first, last = edit.after + 1, edit.after + abs(edit.count)
     if edit.count < 0:
         return not _starts_within(tree, first, last)
-    lines = new_text.split("\n")[first - 1:last]
+    new_lines = new_text.split("\n")
+    lines = new_lines[first - 1:last]
     if all(map(no_code, lines)):
+        return True
+    if _unread_before_next(tree, new_text, new_lines, edit):
         return True
     new_tree = parse_text(new_text)
     return new_tree is not None and _inserted_are_unread(new_tree, new_text, lines, first)
+
+
+def _unread_before_next(tree: ast.Module, new_text: str, new_lines: list[str], edit: LineEdit) -> bool:
+    """Whether the inserted lines are `name = <literal>` statements of a function's body
+    that nothing else names, known without parsing the whole block again: parsed alone,
+    they are such statements, at the indentation of the statement of the body they now
+    come before (only blank lines and comments between), which is no `elif`: Python puts
+    them there, whatever precedes. False: not known so (the block is parsed)."""
+    chain = _spanning(tree, edit.after) or [tree]
+    in_function = False
+    for c in chain:
+        in_function = isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef)) or in_function and not isinstance(c, ast.ClassDef)
+    if not in_function or isinstance(chain[-1], ast.Match):
+        return False
+    items = [x for field in ("body", "orelse", "finalbody") for x in getattr(chain[-1], field, None) or []]
+    after = next((x for x in items if x.lineno > edit.after), None)
+    if after is None:
+        return False
+    first, last, moved = edit.after + 1, edit.after + edit.count, after.lineno + edit.count
+    indent = new_lines[moved - 1][:after.col_offset]
+    if indent.strip(" \t\f") or new_lines[moved - 1][after.col_offset:].startswith("elif") \
+            or not all(map(no_code, new_lines[last:moved - 1])):
+        return False
+    stmts = statements_alone(new_lines[first - 1:last], first)
+    if not stmts:
+        return False
+    return all(_literal_assignment(x) and x.col_offset == after.col_offset and new_lines[x.lineno - 1][:x.col_offset] == indent
+               and _named_once(x.targets[0].id, new_text) for x in stmts)   # type: ignore[attr-defined]
+
+
+def _named_once(name: str, text: str) -> bool:
+    return text.count(name) == 1 or len(re.findall(rf"\b{name}\b", text)) == 1
 
 
 def move(tree: ast.Module, edit: LineEdit) -> None:
@@ -363,17 +398,24 @@ def _children(node: ast.AST) -> list[ast.AST]:
     return out
 
 
+def _spanning(tree: ast.AST, after: int) -> list[ast.AST] | None:
+    """`tree` and the nodes that run across the place after line `after` (1-based),
+    outermost first; None where two nodes of one level do."""
+    chain: list[ast.AST] = [tree]
+    while True:
+        spanning = [c for c in _children(chain[-1]) if c.lineno <= after < c.end_lineno]   # type: ignore[attr-defined]
+        if not spanning:
+            return chain
+        if len(spanning) > 1:
+            return None
+        chain.append(spanning[0])
+
+
 def _only_compounds_span(tree: ast.AST, after: int) -> bool:
     """Whether every node that runs across the place after line `after` (1-based) is a
     statement with a body: the place is between two lines of code of one body."""
-    node = tree
-    while True:
-        spanning = [c for c in _children(node) if c.lineno <= after < c.end_lineno]   # type: ignore[attr-defined]
-        if not spanning:
-            return True
-        if len(spanning) > 1 or not isinstance(spanning[0], COMPOUND):
-            return False
-        node = spanning[0]
+    chain = _spanning(tree, after)
+    return chain is not None and all(isinstance(c, COMPOUND) for c in chain[1:])
 
 
 def _starts_within(tree: ast.AST, first: int, last: int) -> bool:
@@ -401,7 +443,7 @@ def _inserted_are_unread(tree: ast.Module, text: str, lines: list[str], first: i
                 continue
             if c.lineno >= first:   # type: ignore[attr-defined]
                 if not (in_function and _literal_assignment(c) and c.end_lineno <= last   # type: ignore[attr-defined]
-                        and len(re.findall(rf"\b{c.targets[0].id}\b", text)) == 1):   # type: ignore[attr-defined]
+                        and _named_once(c.targets[0].id, text)):   # type: ignore[attr-defined]
                     return False
                 covered.update(range(c.lineno, c.end_lineno + 1))   # type: ignore[attr-defined]
             elif isinstance(c, COMPOUND):

@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import ast
 import copy
-import warnings
 from typing import Any
 
-from .parse import BlockList
+from .parse import BlockList, statements_alone
 from .relay import COMPOUND, ChangedLine, changed_line, no_code, statement_chain
 
 _BLANK = frozenset(b" \t\f")
@@ -145,16 +144,8 @@ def _ends_line(text: str, end_col: int) -> bool:
 def _parsed_alone(lines: list[str], first: int) -> Any:
     """The one statement `lines` (indented, starting at line `first`) hold, with the
     positions it has in the block; None if they hold no statement or more than one."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")   # SyntaxWarning for odd escapes etc.
-            wrapper = ast.parse("if 1:\n" + "\n".join(lines))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    body = wrapper.body[0].body   # type: ignore[attr-defined]
-    if len(body) != 1:
-        return None
-    return ast.increment_lineno(body[0], first - 2)
+    body = statements_alone(lines, first)
+    return body[0] if body is not None and len(body) == 1 else None
 
 
 def _path_copied(tree: ast.Module, chain: list[ast.AST], new: ast.stmt, old_end: tuple[int, int]) -> Any:
