@@ -125,6 +125,7 @@ def test_a_statement_typed_on_a_blank_line_of_a_body_is_parsed_alone_and_inserte
     before_elif = lines.index("", blank + 1)
     for at, typed in ((blank, "        q"),            # deeper than the statement after it
                       (before_elif, "        q"),       # before an `elif`: no longer valid Python
+                      (blank, "\t   q"),                 # the column, but a tab in its blanks: a TabError
                       (blank, "    q = ")):            # half-typed
         assert splice(text, tree, "\n".join(lines[:at] + [typed] + lines[at + 1:])) is None, typed
 

@@ -5,9 +5,9 @@ comments, and `name = <literal>` inside a function where nothing else names `nam
 leaves every statement of the block as it was, only lower or higher in the document;
 text typed inside a comment, or blanks and a comment typed after a line's code, leave
 every statement where it was, and text typed inside a docstring (or lines inserted into
-or deleted from its inside) changes only a value nothing reads.  Such a block keeps its parse tree, with the positions (and docstring) of
-the new text, and with it every result that refers to its nodes: nothing is analysed
-again.  Anything else (code edited in place, a line inside an expression or a string, a
+or deleted from its inside) changes only a value nothing reads.  Such a block keeps its
+parse tree, with the positions (and docstring) of the new text, and with it every result
+that refers to its nodes: nothing is analysed again.  Anything else (code edited in place, a line inside an expression or a string, a
 statement the code may read) is an ordinary change.
 """
 
@@ -33,6 +33,9 @@ COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For
 _ASSIGNMENT = re.compile(r"\s*[A-Za-z_]\w*\s*=(?!=)")
 # What may follow the last code of a line: blanks, then a comment.
 _BLANKS_THEN_COMMENT = re.compile(r"[ \t]*(?:#.*)?")
+
+# The blanks a line may start with (UTF-8 bytes).
+BLANK = frozenset(b" \t\f")
 
 # Expression contexts (`Load`, `Store`, `Del`): shared instances without positions.
 _CONTEXTS = frozenset({ast.Load, ast.Store, ast.Del})
@@ -162,10 +165,9 @@ def string_edit(tree: ast.Module, line: ChangedLine) -> StringEdit | None:
     it when they differ only inside the literal of a string statement (a docstring: a
     value nothing reads), the literal standing alone on its last line but for a comment."""
     chain = statement_chain(tree, line.lineno)
-    stmt = chain[-1] if chain else None
-    if not (isinstance(stmt, ast.Expr) and _is_str(stmt.value) and _same_span(stmt, stmt.value)):
+    s: Any = _string_statement(chain)
+    if s is None:
         return None
-    s: Any = stmt.value
     end = len(line.before[:line.last_before].encode())
     if not (s.lineno, s.col_offset) < (line.lineno, line.first_col) <= (line.lineno, end) < (s.end_lineno, s.end_col_offset):
         return None
@@ -188,16 +190,20 @@ def docstring_lines_edit(tree: ast.Module, new_text: str, edit: LineEdit) -> Str
     moves its nodes) when the edit inserts or deletes whole lines inside the literal of a
     string statement (a docstring: a value nothing reads), after its first line and
     before its last, and the literal is still one string: its new value."""
-    chain = statement_chain(tree, edit.after)
-    stmt = chain[-1] if chain else None
-    if not (isinstance(stmt, ast.Expr) and _is_str(stmt.value) and _same_span(stmt, stmt.value)):
-        return None
-    s: Any = stmt.value
-    if not (s.lineno <= edit.after and edit.after + max(0, -edit.count) < s.end_lineno):
+    s: Any = _string_statement(statement_chain(tree, edit.after))
+    if s is None or not (s.lineno <= edit.after and edit.after + max(0, -edit.count) < s.end_lineno):
         return None   # the place, and any line deleted, between the literal's first line and its last
     lines = new_text.split("\n")[s.lineno - 1:s.end_lineno + edit.count]
     literal = _parse_literal(lines, s.col_offset, s.end_col_offset)   # its last line is as it was
     return StringEdit(s, literal, (), s.end_col_offset) if literal is not None else None
+
+
+def _string_statement(chain: list[ast.AST]) -> ast.Constant | None:
+    """The literal of the string statement (a docstring) that ends `chain`, if it does."""
+    stmt = chain[-1] if chain else None
+    if isinstance(stmt, ast.Expr) and _is_str(stmt.value) and _same_span(stmt, stmt.value):
+        return stmt.value
+    return None
 
 
 def changed_line(old: str, new: str) -> ChangedLine | None:
@@ -317,8 +323,9 @@ def relaid(tree: ast.Module, new_text: str, edit: LineEdit) -> bool:
     hold no code of the tree (blank, comment, or a statement kept out of it before) or the
     lines it inserts only blank lines, comments and `name = <literal>` statements whose
     name nothing else reads."""
-    if not _only_compounds_span(tree, edit.after):
-        return False
+    chain = _spanning(tree, edit.after)
+    if chain is None or not all(isinstance(c, COMPOUND) for c in chain[1:]):
+        return False   # not between two lines of code of one body
     first, last = edit.after + 1, edit.after + abs(edit.count)
     if edit.count < 0:
         return not _starts_within(tree, first, last)
@@ -326,38 +333,61 @@ def relaid(tree: ast.Module, new_text: str, edit: LineEdit) -> bool:
     lines = new_lines[first - 1:last]
     if all(map(no_code, lines)):
         return True
-    if _unread_before_next(tree, new_text, new_lines, edit):
+    if _unread_before_next(chain, new_text, new_lines, edit):
         return True
     new_tree = parse_text(new_text)
     return new_tree is not None and _inserted_are_unread(new_tree, new_text, lines, first)
 
 
-def _unread_before_next(tree: ast.Module, new_text: str, new_lines: list[str], edit: LineEdit) -> bool:
+def _unread_before_next(chain: list[ast.AST], new_text: str, new_lines: list[str], edit: LineEdit) -> bool:
     """Whether the inserted lines are `name = <literal>` statements of a function's body
-    that nothing else names, known without parsing the whole block again: parsed alone,
-    they are such statements, at the indentation of the statement of the body they now
-    come before (only blank lines and comments between), which is no `elif`: Python puts
-    them there, whatever precedes. False: not known so (the block is parsed)."""
-    chain = _spanning(tree, edit.after) or [tree]
+    (`chain`: the block's tree and the compounds around the place) that nothing else
+    names, known without parsing the whole block again: parsed alone, they are such
+    statements, all with the blanks before them that `placed_before` takes. False: not
+    known so (the block is parsed)."""
     in_function = False
     for c in chain:
         in_function = isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef)) or in_function and not isinstance(c, ast.ClassDef)
-    if not in_function or isinstance(chain[-1], ast.Match):
-        return False
-    items = [x for field in ("body", "orelse", "finalbody") for x in getattr(chain[-1], field, None) or []]
-    after = next((x for x in items if x.lineno > edit.after), None)
-    if after is None:
-        return False
-    first, last, moved = edit.after + 1, edit.after + edit.count, after.lineno + edit.count
-    indent = new_lines[moved - 1][:after.col_offset]
-    if indent.strip(" \t\f") or new_lines[moved - 1][after.col_offset:].startswith("elif") \
-            or not all(map(no_code, new_lines[last:moved - 1])):
-        return False
+    first, last = edit.after + 1, edit.after + edit.count
     stmts = statements_alone(new_lines[first - 1:last], first)
-    if not stmts:
+    if not in_function or not stmts \
+            or not all(_literal_assignment(x) and _named_once(x.targets[0].id, new_text) for x in stmts):   # type: ignore[attr-defined]
         return False
-    return all(_literal_assignment(x) and x.col_offset == after.col_offset and new_lines[x.lineno - 1][:x.col_offset] == indent
-               and _named_once(x.targets[0].id, new_text) for x in stmts)   # type: ignore[attr-defined]
+    blanks = {new_lines[x.lineno - 1].encode()[:x.col_offset] for x in stmts}
+    return len(blanks) == 1 and placed_before(chain[-1], edit.after, last, edit.count, new_lines, blanks.pop()) is not None
+
+
+@record(slots=True)
+class BodyPlace:
+    """Where code goes in a compound's bodies: before its statement `field[at]`."""
+
+    field: str
+    at: int
+
+
+def placed_before(holder: Any, place: int, end: int, shift: int, new_lines: list[str], blanks: bytes) -> BodyPlace | None:
+    """Where statements put after line `place` of a text, on lines up to `end` of the text
+    after the edit (whose later lines are `shift` lines further down), each line of them
+    starting with `blanks`, go in `holder`'s bodies whatever precedes them: before the
+    first statement of a body that starts after `place`, with only blank lines and
+    comments between (its decorators before it), whose first line starts with exactly
+    `blanks` (as Python's tokenizer compares tabs and spaces), and that is no `elif`.
+    None otherwise."""
+    if not BLANK.issuperset(blanks):
+        return None
+    for field in ("body", "orelse", "finalbody"):
+        items = getattr(holder, field, None) or []
+        at = next((i for i, x in enumerate(items) if x.lineno > place), None)
+        if at is None or (at and items[at - 1].end_lineno > place):
+            continue
+        after = items[at]
+        start = min([after.lineno, *(d.lineno for d in getattr(after, "decorator_list", ()))])
+        line = new_lines[after.lineno + shift - 1].encode()
+        if after.col_offset != len(blanks) or new_lines[start + shift - 1].encode()[:len(blanks)] != blanks \
+                or line[after.col_offset:].startswith(b"elif") or not all(map(no_code, new_lines[end:start + shift - 1])):
+            return None
+        return BodyPlace(field, at)
+    return None
 
 
 def _named_once(name: str, text: str) -> bool:
@@ -409,13 +439,6 @@ def _spanning(tree: ast.AST, after: int) -> list[ast.AST] | None:
         if len(spanning) > 1:
             return None
         chain.append(spanning[0])
-
-
-def _only_compounds_span(tree: ast.AST, after: int) -> bool:
-    """Whether every node that runs across the place after line `after` (1-based) is a
-    statement with a body: the place is between two lines of code of one body."""
-    chain = _spanning(tree, after)
-    return chain is not None and all(isinstance(c, COMPOUND) for c in chain[1:])
 
 
 def _starts_within(tree: ast.AST, first: int, last: int) -> bool:

@@ -24,9 +24,7 @@ import copy
 from typing import Any
 
 from .parse import BlockList, statements_alone
-from .relay import COMPOUND, ChangedLine, changed_line, no_code, statement_chain
-
-_BLANK = frozenset(b" \t\f")
+from .relay import BLANK, COMPOUND, ChangedLine, changed_line, placed_before, statement_chain
 
 
 def splice_edited_block(blocks: BlockList) -> bool:
@@ -86,7 +84,7 @@ def _indented(stmt: Any, line: ChangedLine) -> bool:
     """Whether `stmt` starts a line after blanks (not at column 0: a block of its own) that
     the edit left as they were."""
     indent = line.old_lines[stmt.lineno - 1].encode()[:stmt.col_offset]
-    return stmt.col_offset > 0 and _BLANK.issuperset(indent) \
+    return stmt.col_offset > 0 and BLANK.issuperset(indent) \
         and not (line.lineno == stmt.lineno and line.first_col < stmt.col_offset)
 
 
@@ -110,28 +108,19 @@ def _spliced_header(tree: ast.Module, chain: list[ast.AST], line: ChangedLine) -
 
 def _spliced_insertion(tree: ast.Module, chain: list[ast.AST], line: ChangedLine) -> Any:
     """The tree with a statement typed on a blank line of the body of `chain[-1]`: the line
-    holds that one statement, at the column of the statement it now comes before in the
-    same body, with only blank lines and comments between them (not an `else:`, a
-    decorator, ...), and that is no `elif`."""
+    holds that one statement, where `placed_before` says Python puts it."""
     new = _parsed_alone([line.after], line.lineno)
     if new is None or new.end_lineno != line.lineno or not _ends_line(line.after, new.end_col_offset):
         return None
     holder: Any = chain[-1]
-    for field in ("body", "orelse", "finalbody"):
-        items = getattr(holder, field, None) or []
-        at = next((i for i, s in enumerate(items) if s.lineno > line.lineno), None)
-        if at is None or (at and items[at - 1].end_lineno >= line.lineno):
-            continue
-        after = items[at]
-        start = min([after.lineno, *(d.lineno for d in getattr(after, "decorator_list", ()))])
-        between = line.new_lines[line.lineno:start - 1]
-        elif_ = line.new_lines[after.lineno - 1].encode()[after.col_offset:].startswith(b"elif")
-        if after.col_offset != new.col_offset or elif_ or not all(map(no_code, between)):
-            return None
-        grown = copy.copy(holder)
-        setattr(grown, field, [*items[:at], new, *items[at:]])
-        return _path_copied(tree, chain, grown, (holder.end_lineno, holder.end_col_offset))
-    return None
+    place = placed_before(holder, line.lineno - 1, line.lineno, 0, line.new_lines,
+                          line.after.encode()[:new.col_offset])
+    if place is None:
+        return None
+    items = getattr(holder, place.field)
+    grown = copy.copy(holder)
+    setattr(grown, place.field, [*items[:place.at], new, *items[place.at:]])
+    return _path_copied(tree, chain, grown, (holder.end_lineno, holder.end_col_offset))
 
 
 def _ends_line(text: str, end_col: int) -> bool:
