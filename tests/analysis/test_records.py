@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pallas_lsp.analysis.arrays.dtypes import DType
+from pallas_lsp.analysis.pallas.sems import Sem
 from pallas_lsp.analysis.records import is_record, record
 from pallas_lsp.analysis.values import Const, Loc, Seq
 
@@ -65,20 +67,26 @@ def test_records_compare_and_hash_as_frozen_dataclasses_do():
 
 
 def test_the_analysis_values_are_records():
-    assert all(is_record(cls) for cls in (_Point, _Token, Const, Loc, Seq))
+    assert all(is_record(cls) for cls in (_Point, _Token, DType, Sem))
     assert not is_record(dict) and not is_record(type("Plain", (), {}))
+    # Python's values are plain dataclasses (mypyc compiles them as native classes) that
+    # compare and hash as the records they were
+    assert not any(is_record(cls) for cls in (Const, Loc, Seq))
     assert Const(3) == Const(3) and hash(Const(3)) == hash(Const(3))
+    loc = Loc(None, None)
+    assert loc != Loc(None, None) and hash(loc) == object.__hash__(loc)
+    assert Seq((Const(1),)) != Seq((Const(1),))
 
 
 def test_mypy_rejects_an_assignment_to_a_record_field():
     pytest.importorskip("mypy")
-    code = ("from pallas_lsp.analysis.values import Const\n"
-            "c = Const(1)\n"
-            "c.value = 2\n"
-            "d = Const(1, 2)\n")
+    code = ("from pallas_lsp.analysis.arrays.dtypes import DType\n"
+            "t = DType('float32')\n"
+            "t.name = 'int32'\n"
+            "u = DType('float32', True, 2)\n")
     # In a process of its own: mypy changes the collector's thresholds of the process it runs in.
     run = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent", "-c", code],
                          capture_output=True, text=True, env={**os.environ, "MYPYPATH": str(SERVER)}, check=False)
     assert run.returncode == 1, run.stderr
-    assert '<string>:3: error: Property "value" defined in "Const" is read-only' in run.stdout
+    assert '<string>:3: error: Property "name" defined in "DType" is read-only' in run.stdout
     assert "<string>:4: error: Too many arguments" in run.stdout

@@ -1,6 +1,9 @@
 """Bad input never crashes the analysis and never stops it from checking the rest:
 syntax errors, binary junk, huge files, deep recursion, non-ASCII text, odd line endings."""
 
+import logging
+from pathlib import Path
+
 import pytest
 from pallas_lsp.analysis.engine import ModuleAnalyzer, analyze_source
 
@@ -29,6 +32,20 @@ def lines_codes(text):
 
 def test_baseline():
     assert lines_codes(KERNEL) == KERNEL_FINDING
+
+
+TESTS = Path(__file__).resolve().parents[1]
+SOURCES = sorted([*(TESTS / "corpus").glob("*.py"), *(TESTS.parent / "examples").glob("*.py")])
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_no_internal_error_on_the_corpus_and_the_examples(path, caplog):
+    """An error inside the analysis is caught and logged, the rest still checked; these
+    modules have none. (CI runs this on the compiled build too, where a variable given a
+    value of another type than the one it was declared with raises a TypeError.)"""
+    with caplog.at_level(logging.ERROR, logger="pallas_lsp"):
+        analyze_source(path.read_text(encoding="utf-8"))
+    assert not [r.getMessage() for r in caplog.records if r.name.startswith("pallas_lsp")]
 
 
 @pytest.mark.parametrize("broken", [

@@ -8,15 +8,24 @@ semaphores and refs) subclass `DomainValue` and answer the lattice's questions t
 Source positions inside values are `Loc`s: a block key plus an AST node, turned into
 document coordinates only when a finding is reported (blocks move when lines are
 inserted above them; their keys do not).
+
+mypyc compiles this module with the interpreter (setup.py): its classes are plain
+dataclasses, which mypyc makes native classes (the interpreter reads their fields without
+Python's attribute lookup), not `records.record`s, which it cannot. All but `Func`,
+`ClassV` and `Instance` are immutable all the same: no code sets their fields.
 """
 
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from .records import record
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:   # installed with mypy: only mypyc reads it
+    def mypyc_attr(*_args: Any, **_kwargs: Any) -> Any:   # type: ignore[misc]
+        return lambda cls: cls
 
 
 class _Unknown:
@@ -42,6 +51,7 @@ class _Scalar:
 SCALAR = _Scalar()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)   # the domains' values derive from it
 class DomainValue:
     """A value a domain makes.  The lattice asks the value itself: `join` at merges,
     `same` at loop fixpoints, `signature` for memo keys (`stable_signature` and
@@ -50,8 +60,8 @@ class DomainValue:
     loop run another round while they change (others settle with their join)."""
 
     __slots__ = ()
-    loop_tracked = False
-    noted = False      # the domains are told where it is named (hover)
+    loop_tracked: ClassVar[bool] = False
+    noted: ClassVar[bool] = False      # the domains are told where it is named (hover)
 
     def join(self, other: Any) -> Any:
         """The least upper bound with `other` (a different value; maybe not a domain's)."""
@@ -67,7 +77,7 @@ class DomainValue:
 
     # Whether another run of the entry may take this value as it is (it holds no ref,
     # semaphore or node of the run that made it): `interp.summaries`.
-    portable = False
+    portable: ClassVar[bool] = False
 
     def stable_signature(self) -> Any:
         """A hashable summary that another run gives an alike value (None: this value is
@@ -75,7 +85,7 @@ class DomainValue:
         return self.signature() if self.portable else None
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Loc:
     """An AST node in a block (of this module, or of another file when `path` is set)."""
 
@@ -84,12 +94,12 @@ class Loc:
     path: str | None = None
 
 
-@record(slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class Const:
     value: Any            # int, float, str, bool, None, Ellipsis
 
 
-@record
+@dataclass(unsafe_hash=True)
 class SliceV:
     """A slice, `pl.ds(...)` / `pl.dslice(...)` / `slice(...)`: an index that keeps its
     dimension (`size`: its length when static, e.g. `pl.ds(i, 2)`, with its static `start`
@@ -106,7 +116,7 @@ class SliceV:
 SLICE = SliceV()
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Seq:
     """A Python tuple or list of values (nested scratch, packed arguments)."""
 
@@ -114,18 +124,18 @@ class Seq:
     is_list: bool = False
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Iter(Seq):
     """An iterator over known items (`iter(refs)`): the items it has left.  `next(it)`
     gives the first and rebinds `it` to the rest."""
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Range(Seq):
     """A static `range(...)`: its items, read as a tuple's, but equal only to a range."""
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class SeqTail:
     """A list whose length is unknown but whose last items are known (`[*xs, a, b]`):
     enough to bind scratch refs, which are always the last kernel parameters."""
@@ -133,7 +143,7 @@ class SeqTail:
     items: tuple
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class SeqOf:
     """A list of unknown length whose items all have the abstract value `item`
     (a comprehension, `range(...)`)."""
@@ -141,19 +151,19 @@ class SeqOf:
     item: Any
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Mapping:
     items: dict
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Api:
     """A name from JAX / Pallas / the stdlib, by canonical dotted name ("pltpu.make_async_copy")."""
 
     qname: str
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class ModuleV:
     """A module of the user's workspace (or environment), resolved through `workspace.py`."""
 
@@ -176,7 +186,7 @@ class Func:
     defaults: dict | None = None   # parameter -> its default's value where the def ran (None: read at the call)
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Partial:
     func: Any
     args: tuple = ()
@@ -218,7 +228,7 @@ class Instance:
     level: int = 0
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Bound:
     """A method bound to an instance."""
 
@@ -226,7 +236,7 @@ class Bound:
     self_value: Any
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class SuperProxy:
     """`super()` inside a method of `owner`, bound to `self_value`."""
 
@@ -234,7 +244,7 @@ class SuperProxy:
     self_value: Any
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class Choice:
     """One of several callables, depending on a branch (`kernel = a if flag else b`):
     calling it calls each."""

@@ -23,7 +23,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from ..values import UNKNOWN, Const
+from ..values import UNKNOWN, Const, mypyc_attr
 from .frame import Binding, CallArgs, Context, Evaluator, Frame
 
 
@@ -55,6 +55,7 @@ class HelperCall:
     frame: Frame          # the caller's frame
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)   # the domains derive from it
 class Domain:
     """What a domain may answer or be told; every method is optional."""
 

@@ -516,8 +516,7 @@ class StatementInterpreter(CallingInterpreter):
                 for d in self.domains:
                     cls.attrs.update(d.class_attrs(name))
         for dec in s.decorator_list:
-            d = self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame)
-            name = _callable_name(d)
+            name = _callable_name(self.eval(dec.func if isinstance(dec, ast.Call) else dec, frame))
             if name in _DATACLASS_DECORATORS:
                 cls.is_dataclass = True
                 cls.frozen |= name == "flax.struct.dataclass" or _frozen_keyword(dec)
