@@ -91,7 +91,7 @@ class ModuleState:
     (lazily computed, per-run cached) values of globals, and imports."""
 
     def __init__(self, blocks, bindings, path=None, package=None, workspace=None, loc_path=None,
-                 interrupted=None):
+                 interrupted=None) -> None:
         self.blocks = blocks
         self.run_alone: frozenset = frozenset()   # function blocks run as entries of their own
         self.interrupted = interrupted   # asked now and then while this run interprets: stop?

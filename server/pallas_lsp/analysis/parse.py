@@ -250,7 +250,7 @@ class BlockList:
     edit only have their offsets and line numbers shifted.  Blocks that left the document
     (`retire`) come back when their text does."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.text: str | None = None
         self.blocks: list[Block] = []
         # (old block, its new text's block) when the last update replaced one block by one
