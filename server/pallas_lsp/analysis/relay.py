@@ -7,8 +7,9 @@ text typed inside a comment, or blanks and a comment typed after a line's code, 
 every statement where it was, and text typed inside a docstring (or lines inserted into
 or deleted from its inside) changes only a value nothing reads.  Such a block keeps its
 parse tree, with the positions (and docstring) of the new text, and with it every result
-that refers to its nodes: nothing is analysed again.  Anything else (code edited in place, a line inside an expression or a string, a
-statement the code may read) is an ordinary change.
+that refers to its nodes: nothing is analysed again.  Anything else (code edited in
+place, a line inside an expression or a string, a statement the code may read) is an
+ordinary change.
 """
 
 from __future__ import annotations
