@@ -100,6 +100,11 @@ BRANCHY = dedent('''
 
     def kernel(x_hbm, o_ref, buf, sems):
         slot = pl.program_id(0) % 2
+
+        @pl.when(slot == 0)
+        def _init():
+            o_ref[...] = jnp.zeros((8, 128), jnp.float32)
+
         if slot == 0:
             acc = jnp.zeros((8, 128), jnp.float32)
         elif slot == 1:
@@ -134,7 +139,9 @@ def test_unread_literals_are_placed_without_parsing_the_block_only_where_python_
                               ("    o_ref[...] = acc", "        relay_a = 1", False),   # deeper: no body there
                               ("    pltpu.make_async_copy(x_hbm, buf.at[slot], sems).start()",
                                "    slot = 1", False),                  # a name the code reads
-                              ("    size = 3", "    relay_a = 1", False)]:   # a class body
+                              ("    size = 3", "    relay_a = 1", False),   # a class body
+                              ("    @pl.when(slot == 0)", "    relay_a = 1", True),   # before a decorator
+                              ("    def _init():", "    relay_a = 1", False)]:   # after it: a syntax error
         at = lines.index(before)
         check_kept(analyzer, edited(BRANCHY, at, new), kept)
         check_kept(analyzer, BRANCHY, kept)

@@ -378,17 +378,22 @@ def placed_before(holder: Any, place: int, end: int, shift: int, new_lines: list
         return None
     for field in ("body", "orelse", "finalbody"):
         items = getattr(holder, field, None) or []
-        at = next((i for i, x in enumerate(items) if x.lineno > place), None)
+        at = next((i for i, x in enumerate(items) if _first_line(x) > place), None)
         if at is None or (at and items[at - 1].end_lineno > place):
             continue
         after = items[at]
-        start = min([after.lineno, *(d.lineno for d in getattr(after, "decorator_list", ()))])
+        start = _first_line(after)
         line = new_lines[after.lineno + shift - 1].encode()
         if after.col_offset != len(blanks) or new_lines[start + shift - 1].encode()[:len(blanks)] != blanks \
                 or line[after.col_offset:].startswith(b"elif") or not all(map(no_code, new_lines[end:start + shift - 1])):
             return None
         return BodyPlace(field, at)
     return None
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    """A statement's first line: its first decorator's, if any (nothing goes in between)."""
+    return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
 
 
 def _named_once(name: str, text: str) -> bool:
