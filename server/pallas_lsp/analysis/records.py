@@ -4,8 +4,11 @@
 field of one) and builds, at run time, one that is not frozen but compares and hashes
 alike. A frozen dataclass's `__init__` sets each field through `object.__setattr__`,
 three times the cost of a plain one, and an analysis makes tens of thousands of records
-per keystroke in a large kernel. A module mypyc compiles (`values.py`) declares plain
-dataclasses instead: mypyc makes native classes of those, not of these."""
+per keystroke in a large kernel. The modules mypyc compiles (`setup.py`: the interpreter,
+its values, the two domains) declare plain dataclasses instead (`unsafe_hash=True`
+where a record would hash by its fields), immutable by convention: mypyc makes native
+classes of those, not of these. `mypyc_attr` marks their classes that Python classes
+derive from."""
 
 from __future__ import annotations
 
@@ -17,6 +20,13 @@ if TYPE_CHECKING:
 else:   # only type checkers read it
     def dataclass_transform(**_):
         return lambda f: f
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:   # installed with mypy: only mypyc reads it
+    def mypyc_attr(*_args: Any, **_kwargs: Any) -> Any:   # type: ignore[misc]
+        return lambda cls: cls
+
 
 T = TypeVar("T", bound=type)
 
@@ -34,12 +44,6 @@ def record(cls: Any = None, /, *, eq: bool = True, order: bool = False, slots: b
         # class says its own (the `None` Python sets beside an `__eq__` is not its own).
         own = cls.__dict__.get("__hash__", dataclasses.MISSING)
         by_fields = eq and (own is dataclasses.MISSING or own is None and "__eq__" in cls.__dict__)
-        made = dataclasses.dataclass(cls, eq=eq, order=order, slots=slots, unsafe_hash=by_fields)
-        made.__record__ = True
-        return made
+        return dataclasses.dataclass(cls, eq=eq, order=order, slots=slots, unsafe_hash=by_fields)
     return build if cls is None else build(cls)
 
-
-def is_record(cls: type) -> bool:
-    """Whether `cls` is a `record` (immutable: its fields are its value)."""
-    return cls.__dict__.get("__record__", False)

@@ -19,13 +19,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:   # installed with mypy: only mypyc reads it
-    def mypyc_attr(*_args: Any, **_kwargs: Any) -> Any:   # type: ignore[misc]
-        return lambda cls: cls
+from .records import mypyc_attr
 
 
 class _Unknown:
@@ -57,11 +53,19 @@ class DomainValue:
     `same` at loop fixpoints, `signature` for memo keys (`stable_signature` and
     `portable` for calls remembered across runs); `noted` values are told to the
     domains where the document names them (hover); `loop_tracked` values make a
-    loop run another round while they change (others settle with their join)."""
+    loop run another round while they change (others settle with their join).  The flags
+    are properties a subclass overrides: to mypyc, a class attribute of a dataclass
+    deriving from this one would be a field."""
 
     __slots__ = ()
-    loop_tracked: ClassVar[bool] = False
-    noted: ClassVar[bool] = False      # the domains are told where it is named (hover)
+
+    @property
+    def loop_tracked(self) -> bool:
+        return False
+
+    @property
+    def noted(self) -> bool:   # the domains are told where it is named (hover)
+        return False
 
     def join(self, other: Any) -> Any:
         """The least upper bound with `other` (a different value; maybe not a domain's)."""
@@ -75,9 +79,11 @@ class DomainValue:
         """A hashable summary, alike for values a call cannot tell apart."""
         return id(self)
 
-    # Whether another run of the entry may take this value as it is (it holds no ref,
-    # semaphore or node of the run that made it): `interp.summaries`.
-    portable: ClassVar[bool] = False
+    @property
+    def portable(self) -> bool:
+        """Whether another run of the entry may take this value as it is (it holds no
+        ref, semaphore or node of the run that made it): `interp.summaries`."""
+        return False
 
     def stable_signature(self) -> Any:
         """A hashable summary that another run gives an alike value (None: this value is

@@ -14,11 +14,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from types import EllipsisType
 from typing import Union
 
-from ..records import record
 from .dtypes import BOOL, FLOAT32, INT32, DType
 from .shapes import ArrayV, Shape
 
@@ -27,7 +26,7 @@ PyValue = Union[int, float, bool, None, str, EllipsisType, tuple["PyValue", ...]
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class Py:
     """A static Python value.  Equal only to a value of the same Python type: `1`, `1.0`
     and `True` are equal in Python but promote differently (the model's answers are
@@ -49,21 +48,21 @@ def _typed(value: PyValue) -> object:
     return type(value), value
 
 
-@record
+@dataclass(unsafe_hash=True)
 class DTypeArg:
     """A dtype passed as an argument."""
 
     dtype: DType
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Dims:
     """A shape whose lengths may be named unknowns."""
 
     items: Shape
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Opaque:
     """An argument the interpreter does not know."""
 
@@ -71,7 +70,7 @@ class Opaque:
 OPAQUE = Opaque()
 NONE = Py(None)
 
-@record
+@dataclass(unsafe_hash=True)
 class Seq:
     """A list or tuple display whose items are not all static Python values, e.g. the
     arrays given to `jnp.concatenate([x, y])`: `Seq((x, y))`."""
@@ -82,7 +81,7 @@ class Seq:
 Arg = Union[ArrayV, Py, DTypeArg, Dims, Opaque, Seq]
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Params:
     """A function's parameters: positional names in order (the first
     `positional_only` of them cannot be given by keyword), keyword-only names, defaults
@@ -95,7 +94,7 @@ class Params:
     positional_only: int = 0
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Bound:
     """Arguments bound to parameter names; `rest` holds the `*args` ones."""
 

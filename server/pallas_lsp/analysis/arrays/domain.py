@@ -6,14 +6,13 @@ the constructors (`jnp.zeros`, `lax.broadcasted_iota`, ...)."""
 from __future__ import annotations
 
 import ast
-
+from dataclasses import dataclass
 from typing import Any
 
 from ..caches import CACHES
 from ..interp.domain import NOT_MINE, Domain
 from ..interp.frame import Arg as CallArg
 from ..interp.frame import CallArgs, Context, Evaluator, Frame
-from ..records import record
 from ..values import UNKNOWN, Const, Loc
 from . import refs
 from .args import Arg, DTypeArg, Py
@@ -33,7 +32,7 @@ _PROPERTIES = frozenset({"shape", "dtype", "ndim", "size", "T"})
 _INFOS = ("finfo", "iinfo")
 
 
-@record(slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class NamedValue:
     """An array value named somewhere in the analysed document (what hover shows)."""
 

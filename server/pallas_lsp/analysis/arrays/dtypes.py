@@ -12,13 +12,11 @@ the nodes `int` and `float`.  In text, a weak dtype is marked with a trailing `~
 
 from __future__ import annotations
 
-
+from dataclasses import dataclass
 from functools import lru_cache
 
-from ..records import record
 
-
-@record(slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class DType:
     """An element type: numpy's `name` (`"float32"`, `"bfloat16"`) and JAX's weak flag."""
 

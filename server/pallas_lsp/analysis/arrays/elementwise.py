@@ -8,10 +8,9 @@ strong bool, `x ** 2` keeps `x`'s dtype.
 from __future__ import annotations
 
 from collections.abc import Callable
-
+from dataclasses import dataclass
 from typing import Union
 
-from ..records import record
 from .args import Bound, as_bool, as_int, is_none
 from .dtypes import INT32, DType, is_bool, is_float, is_integer, is_unsigned, strong
 from .dtypes import to_inexact
@@ -86,13 +85,13 @@ def isfinite_dtype(dtype: DType) -> DTypeResult:
     return DType("bool", weak=dtype.weak and is_float(dtype))
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Logical:
     """The marker family of `jnp.logical_*`: operands become bool by `x != 0`, which
     keeps a weak flag only on a 0-d result (resolved by the rules, which see shapes)."""
 
 
-LOGICAL = Logical()
+LOGICAL: Logical = Logical()
 
 
 def _logical(dtype: DType, shape: ShapeResult) -> DTypeResult:

@@ -6,11 +6,10 @@ float iota (PAL409)."""
 from __future__ import annotations
 
 import ast
-
+from dataclasses import dataclass
 from typing import Any
 
 from ..interp.frame import Evaluator, Frame
-from ..records import record
 from ..report import ContractFinding
 from ..values import Loc
 from .dtypes import FLOAT32, INT32, DType, is_float, is_integer, is_unsigned, short
@@ -27,7 +26,7 @@ _BROADCAST = "Incompatible shapes for broadcasting"
 _IOTAS = frozenset({"jax.lax.iota", "jax.lax.broadcasted_iota", "jax.numpy.arange"})
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Operand:
     """An operand of the operation as the author wrote it."""
 
@@ -35,7 +34,7 @@ class Operand:
     array: ArrayV | None
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Operation:
     """One call / method / operator the array domain answered, where it is in the code."""
 

@@ -8,9 +8,8 @@ higher (complex, max exponent, mantissa bits, bit width, signedness) wins, then
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 
-
-from ..records import record
 from .args import NONE, Bound, Py, as_bool, as_dtype, as_ints, is_none
 from .dtypes import DType, is_bool, is_float, is_integer, is_unsigned
 from .dtypes import bits
@@ -128,7 +127,7 @@ def pallas_dot_dtype(bound: Bound) -> DTypeResult:
 
 # ---- shapes ---------------------------------------------------------------------------
 
-@record
+@dataclass(unsafe_hash=True)
 class Contraction:
     """`dot_general` dimension numbers."""
 

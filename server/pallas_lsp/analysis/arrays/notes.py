@@ -9,10 +9,9 @@ another one (`?[bm, bk]` beside `bf16[128, 512]`) adds nothing; the others are j
 from __future__ import annotations
 
 import ast
-
+from dataclasses import dataclass
 
 from ..findings import Span
-from ..records import record
 from ..report import loc_span
 from ..values import Loc
 from .domain import NamedValue
@@ -20,7 +19,7 @@ from .dtypes import is_float
 from .shapes import ArrayV, join_arrays
 
 
-@record
+@dataclass(unsafe_hash=True)
 class ValueNote:
     """An array value at a place of the document."""
 

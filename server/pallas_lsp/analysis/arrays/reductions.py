@@ -172,5 +172,5 @@ def fixed(dtype: DType) -> DTypeRule:
     return lambda bound: dtype if operand(bound, "a") is not None else None
 
 
-TO_BOOL = fixed(BOOL)
-TO_INT32 = fixed(INT32)
+TO_BOOL: DTypeRule = fixed(BOOL)
+TO_INT32: DTypeRule = fixed(INT32)

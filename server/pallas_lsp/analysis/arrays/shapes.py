@@ -8,10 +8,9 @@ lengths; different names, or `"?"`, are not known to be equal or different.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
+from dataclasses import dataclass
 from typing import Union
 
-from ..records import record
 from .dtypes import DType, short
 
 Dim = Union[int, str]
@@ -19,7 +18,7 @@ Shape = tuple[Dim, ...]
 UNKNOWN_DIM = "?"
 
 
-@record(slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class ArrayV:
     """An array value: `shape=None` means rank unknown, `dtype=None` dtype unknown."""
 
@@ -30,7 +29,7 @@ class ArrayV:
         return text(self)
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Rejected:
     """JAX certainly raises: `message` in JAX's words, `stage` when (`"trace"`)."""
 

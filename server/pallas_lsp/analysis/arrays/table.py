@@ -9,7 +9,7 @@ properties are `Array.<name>` with the array first; Python operators are
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-
+from dataclasses import dataclass
 
 from . import elementwise as ew
 from . import linalg as la
@@ -17,7 +17,6 @@ from . import creation as cr
 from . import indexing as ix
 from . import reductions as rd
 from . import structural as st
-from ..records import record
 from .args import NONE, Arg, Bound, Params, Py, bind
 from .dtypes import FLOAT32, INT32, DType
 from .rules import DTypeRule, ShapeRule, ValueRule, is_promotion_error
@@ -26,7 +25,7 @@ from .shapes import ArrayV, Rejected
 Result = Arg | Rejected | None
 
 
-@record
+@dataclass(unsafe_hash=True)
 class OpSpec:
     """One modelled function: its parameters and the rules giving its result.
 

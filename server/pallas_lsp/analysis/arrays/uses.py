@@ -5,15 +5,14 @@ accumulator, PAL405's `keepdims`)."""
 from __future__ import annotations
 
 import ast
-
+from dataclasses import dataclass
 
 from ..interp.syntax import parents
-from ..records import record
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Read:
     """One place that reads the value: the expression itself, or a read of the name it is
     assigned to, with its parent expression or statement."""

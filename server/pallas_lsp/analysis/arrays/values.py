@@ -8,10 +8,9 @@ A dtype travels as the library name it is spelled by (`Api("jax.numpy.bfloat16")
 from __future__ import annotations
 
 import ast
-
+from dataclasses import dataclass
 from typing import Any
 
-from ..records import record
 from ..values import SCALAR, UNKNOWN, Api, Const, DomainValue, Loc, Seq, SliceV, is_number
 from .args import OPAQUE, Arg, Dims, DTypeArg, Py
 from .args import Seq as ArgSeq
@@ -22,15 +21,21 @@ _DTYPE_MODULES = ("jax.numpy.", "numpy.", "jax.dtypes.", "ml_dtypes.")
 _BUILTIN_DTYPES = frozenset({"float", "int", "bool"})
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class ArrayValue(DomainValue):
     """A jax array value (a traced value in a kernel body) with its static parts."""
 
     array: ArrayV
     origin: Loc | None = None    # the call that made it (a driver's `jnp.ones(...)`: where an operand is declared)
     concrete: bool = False       # a NumPy value (`np.float32(2.0)`, `jnp.finfo(t).min`), not traced
-    loop_tracked = True
-    noted = True
+
+    @property
+    def loop_tracked(self) -> bool:
+        return True
+
+    @property
+    def noted(self) -> bool:
+        return True
 
     def join(self, other: Any) -> Any:
         if self.array.shape == () and (other is SCALAR or is_number(other)):
@@ -48,7 +53,9 @@ class ArrayValue(DomainValue):
     def signature(self) -> Any:
         return ("array", self.array, self.concrete)
 
-    portable = True
+    @property
+    def portable(self) -> bool:
+        return True
 
     def stable_signature(self) -> Any:
         return (ArrayValue, self.array, self.concrete, self.origin.node if self.origin is not None else None)
@@ -66,7 +73,7 @@ class ArrayRef(DomainValue):
         return "a ref"
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class ArrayMethod(DomainValue):
     """`x.astype`, `x.sum`, ...: an array's method awaiting its call."""
 
@@ -76,10 +83,12 @@ class ArrayMethod(DomainValue):
     def signature(self) -> Any:
         return ("method", self.array, self.name)
 
-    portable = True
+    @property
+    def portable(self) -> bool:
+        return True
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class TypeInfo(DomainValue):
     """`jnp.finfo(t)` / `jnp.iinfo(t)`: its fields are read by attribute."""
 
@@ -89,10 +98,12 @@ class TypeInfo(DomainValue):
     def signature(self) -> Any:
         return ("info", self.kind, self.dtype)
 
-    portable = True
+    @property
+    def portable(self) -> bool:
+        return True
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class PyFloat(DomainValue):
     """A Python float whose value the code does not give (`float(np.finfo(np.float32).max)`,
     times a number): where it meets an array it is a weak float32, as any Python float."""
@@ -108,7 +119,9 @@ class PyFloat(DomainValue):
     def signature(self) -> Any:
         return ("python float",)
 
-    portable = True
+    @property
+    def portable(self) -> bool:
+        return True
 
 
 PY_FLOAT = PyFloat()

@@ -23,7 +23,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from ..values import UNKNOWN, Const, mypyc_attr
+from ..records import mypyc_attr
+from ..values import UNKNOWN, Const
 from .frame import Binding, CallArgs, Context, Evaluator, Frame
 
 

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..records import record
 from ..values import SCALAR, Const, Loc
 from .protocol import Event, counted_sems, escaped_decls
 from .sems import Sem
@@ -37,7 +36,7 @@ class Increment:
     where: str            # the grid point and loop indices it happened at (for messages)
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Hang:
     """A wait that takes more than was signalled before it: the kernel stops there."""
 

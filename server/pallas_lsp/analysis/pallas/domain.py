@@ -9,13 +9,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-
+from dataclasses import dataclass
 from typing import Any
 
 from ..index_choice import is_at
 from ..interp.domain import NOT_MINE, Domain, HelperCall
-from ..interp.frame import Binding, Context, Evaluator, Frame
-from ..records import record
+from ..interp.frame import Binding, CallArgs, Context, Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Api
 from ..arrays.values import ArrayValue
 from . import dispatch, handlers
@@ -30,7 +29,7 @@ from .stores import check_store
 from .values import AtProperty, BufferRef
 
 
-@record(slots=True)
+@dataclass(unsafe_hash=True, slots=True)
 class NamedSem:
     """A semaphore named somewhere in the analysed document (what hover shows)."""
 
@@ -43,10 +42,16 @@ class NamedSem:
 class PallasDomain(Domain):
     """Stateless: what it learns of an entry goes to the entry's `Context`."""
 
-    # the registry's handlers, called directly (a library call costs one dict lookup)
-    call_name = staticmethod(dispatch.call_entry)
-    call_value = staticmethod(dispatch.call_value)
-    attribute = staticmethod(dispatch.attribute)
+    # the registry's handlers (`dispatch.py`: a library call costs one dict lookup); methods,
+    # not attributes holding functions, which mypyc's calls of `Domain` methods would not see
+    def call_name(self, ev: Evaluator, qname: str, call: CallArgs) -> Any:
+        return dispatch.call_entry(ev, qname, call)
+
+    def call_value(self, ev: Evaluator, callee: Any, call: CallArgs) -> Any:
+        return dispatch.call_value(ev, callee, call)
+
+    def attribute(self, ev: Evaluator, obj: Any, attr: str) -> Any:
+        return dispatch.attribute(ev, obj, attr)
 
     def subscript(self, ev: Evaluator, base: Any, node: ast.Subscript, frame: Frame) -> Any:
         """`x.at[...]` views; an element read from a ref (`idx_ref[i]`: a number)."""

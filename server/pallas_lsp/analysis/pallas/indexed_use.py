@@ -25,14 +25,13 @@ from ..caches import CACHES
 from ..index_choice import at_base, index_elts, is_at
 from ..interp.frame import Binding
 from ..interp.syntax import parents as syntax_parents
-from ..records import record
 from ..values import UNKNOWN, Loc, SliceV
 from .sems import Sem
 
 MAX_VIEWS = 8   # views kept as evidence of one name
 
 
-@record
+@dataclass(unsafe_hash=True)
 class View:
     """`name.at[...]` given as a semaphore: the name is an array of this rank.  `via`:
     where the name was handed whole to the helper whose parameter this view indexes."""
@@ -47,7 +46,7 @@ class View:
         return self.via or self.at
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Flow:
     """`source` given to `target` (a helper's parameter, or a name assigned it) at `at`:
     whole (`view` None), or as a view of it."""

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from ..interp.frame import Evaluator, Frame
-from ..records import record
 from ..values import SCALAR, UNKNOWN, Const, Seq, SliceV
 from ..arrays.values import float_scalar_type, is_index_scalar
 from .derived import INDEX_KEEPER_WORDS
@@ -27,7 +26,7 @@ class IndexKind(Enum):
     ELLIPSIS = "ellipsis"  # `...`: as many full dimensions as are not indexed
 
 
-@record
+@dataclass(unsafe_hash=True)
 class IndexPart:
     kind: IndexKind
     size: int | None = None                 # a keeper's static length (`pl.ds(i, 2)`)

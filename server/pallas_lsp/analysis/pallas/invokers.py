@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..arrays.loops import check_carry
@@ -21,7 +21,6 @@ from ..interp.frame import (
     Evaluator,
     maybe_runs,
 )
-from ..records import record
 from ..values import (
     UNKNOWN,
     Api,
@@ -138,7 +137,7 @@ def _or_unknown(value: Any) -> Any:
     return UNKNOWN if value is None else value
 
 
-@record
+@dataclass(unsafe_hash=True)
 class _Layout:
     """Where the refs come from: given to pallas_call itself, or through a grid spec."""
 

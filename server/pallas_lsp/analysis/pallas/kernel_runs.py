@@ -19,7 +19,6 @@ from typing import Any
 
 from ..values import UNKNOWN, Api, Const, DomainValue, Func, Instance, Loc, Mapping, Partial, Seq, SeqTail
 from ..interp.frame import Arg, Context
-from ..records import is_record
 
 _DEPTH = 6
 
@@ -98,8 +97,9 @@ def _data_key(value: Any, depth: int = 0) -> Any:
 
 
 def _fields_key(value: Any, depth: int) -> Any:
-    """A domain's frozen record (`ArraySpecV`) by its fields, each plain data."""
-    if not is_record(type(value)):
+    """A domain's value made as a dataclass (`ArraySpecV`; none is changed once made) by
+    its fields, each plain data."""
+    if not dataclasses.is_dataclass(value):
         return None
     keys = tuple(_data_key(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
     return None if None in keys else (type(value), keys)

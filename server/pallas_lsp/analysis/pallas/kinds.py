@@ -6,11 +6,10 @@ a DMA semaphore, but got a regular semaphore`)."""
 from __future__ import annotations
 
 import ast
-
+from dataclasses import dataclass
 from typing import Any
 
 from ..interp.frame import Context
-from ..records import record
 from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
 from ..values import Loc
 from .protocol import Event, Protocol
@@ -21,7 +20,7 @@ _COPY_SIGNALS = ": a copy here signals this one, so wait with that copy's descri
 _DECLARED_AS = {"DMA": "a DMA semaphore", "REGULAR": "a REGULAR semaphore", "BARRIER": "a BARRIER semaphore"}
 
 
-@record
+@dataclass(unsafe_hash=True)
 class KindMismatch:
     """A PAL301 finding and what it is about, for `settle_kind_choices`."""
 

@@ -7,10 +7,8 @@ Names are canonical (`symbols.canonical`): `pl.*`, `pltpu.*`, `plgpu.*`, `jax.*`
 
 from __future__ import annotations
 
-
+from dataclasses import dataclass
 from enum import Enum
-
-from ..records import record
 
 
 class SemRole(Enum):
@@ -83,7 +81,7 @@ class Binding(Enum):
     SHARD_MAP = "f(*per-device operands), traced once each time the mapped function is called"
 
 
-@record
+@dataclass(unsafe_hash=True)
 class SemParam:
     """A semaphore parameter of a checked call."""
 
@@ -91,7 +89,7 @@ class SemParam:
     role: SemRole
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Api:
     """Base of every entry: the canonical name and what it is."""
 
@@ -105,7 +103,7 @@ class Api:
         return self.kind.value
 
 
-@record
+@dataclass(unsafe_hash=True)
 class CheckedCall(Api):
     """A call that takes semaphore arguments (`params`: its positional parameters)."""
 
@@ -138,7 +136,7 @@ class CheckedCall(Api):
         return self.params.index(param)
 
 
-@record
+@dataclass(unsafe_hash=True)
 class DescriptorMethod:
     """A method of a DMA descriptor: the semaphores it uses and the rule it falls under."""
 
@@ -150,7 +148,7 @@ class DescriptorMethod:
     effect: SemEffect = SemEffect.WAIT
 
 
-@record
+@dataclass(unsafe_hash=True)
 class SemaphoreType(Api):
     """`SemaphoreType.DMA` / `REGULAR` / `BARRIER` (called with a shape, or bare)."""
 
@@ -164,7 +162,7 @@ class SemaphoreType(Api):
         return f"{self.member} semaphore type: bare (one semaphore) or called with a shape"
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Simple(Api):
     """An entry whose meaning is its kind alone (index keepers, selectors, wrappers, ...)."""
 
@@ -176,7 +174,7 @@ class Simple(Api):
         return self.what
 
 
-@record
+@dataclass(unsafe_hash=True)
 class SemField:
     """A semaphore field every instance of a library class has, as JAX declares it:
     `dims` holds the source text of lengths that are not static (the rank is what
@@ -187,7 +185,7 @@ class SemField:
     dims: tuple
 
 
-@record
+@dataclass(unsafe_hash=True)
 class LibraryClass(Api):
     """A library class user code subclasses (`class MyRef(pltpu.BufferedRef)`): its
     methods see the semaphore fields JAX gives every instance (an array, or `None` where
@@ -204,7 +202,7 @@ class LibraryClass(Api):
         return f"library class: subclasses' methods see the semaphore fields {fields}"
 
 
-@record
+@dataclass(unsafe_hash=True)
 class MemorySpace(Api):
     """A memory space (`pltpu.VMEM`, `pltpu.SMEM`, `pl.ANY`, ...): called with (shape,
     dtype) it declares a scratch buffer; given as `memory_space=` it places a block."""
@@ -219,7 +217,7 @@ class MemorySpace(Api):
         return f"memory space {self.space}: `(shape, dtype)` declares a buffer"
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Spec(Api):
     """A constructor of a spec value, with its parameters in order (positional first)."""
 
@@ -234,7 +232,7 @@ class Spec(Api):
         return f"{self.what.value}({', '.join(self.params)})"
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Invoker(Api):
     """An API that runs a user function with refs Pallas allocates.
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from ..records import record
 from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
 from ..values import Bound, Func, Instance, Loc, Mapping, Partial, Seq, SeqOf, SeqTail
 from .sems import Descriptor, Sem, map_sems
@@ -55,7 +54,7 @@ class SemLedger:
         return bool(self.at(event, element) or self.at(event, None))
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Logged:
     """One event on a declared semaphore, as `Protocol.record` got it."""
 

@@ -8,23 +8,22 @@ only scalar shape."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..interp.envs import holds
-from ..records import record
 from ..values import UNKNOWN, Api, Const, DomainValue, Instance, Loc, Mapping, Seq, join
 from .registry import semaphore_member
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class SemType(DomainValue):
     """A semaphore *declaration* (`SemaphoreType.DMA((2,))`, bare `SemaphoreType.DMA`, ...).
 
     It becomes a `Sem` ref where Pallas allocates it (scratch, run_scoped, ...)."""
 
     kind: str             # "DMA", "REGULAR", "BARRIER" or "?"
-    dims: tuple
+    dims: tuple | None    # None: non-scalar, rank differs between paths
     decl: Loc | None      # the declaring expression
     scalar_decl: tuple | None = None   # (Loc, replacement text) for a (1,)-shaped declaration
     gpu: bool = False     # a Mosaic GPU semaphore (`plgpu.SemaphoreType`): TPU's counts do not apply
@@ -39,7 +38,7 @@ class SemType(DomainValue):
         return self if _is_none(other) else UNKNOWN
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class Site:
     """Where a semaphore entered a helper: the argument at the outermost helper call."""
 
@@ -51,12 +50,9 @@ class Site:
     callee_node: Any = None  # the helper's def (is it also a kernel?)
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class Sem(DomainValue):
     """A semaphore ref (or a view of one)."""
-
-    loop_tracked = True   # a loop runs again while a semaphore changes
-    noted = True          # hover shows it
 
     kind: str
     dims: tuple | None    # None: non-scalar, rank differs between paths
@@ -71,11 +67,19 @@ class Sem(DomainValue):
     library: str | None = None   # a field of this library class (`pltpu.BufferedRef`)
 
     @property
+    def loop_tracked(self) -> bool:   # a loop runs again while a semaphore changes
+        return True
+
+    @property
+    def noted(self) -> bool:          # hover shows it
+        return True
+
+    @property
     def scalar(self) -> bool:
         return self.dims == ()
 
     @property
-    def site(self):
+    def site(self) -> Site | None:
         """The outermost helper call it went through (where a finding is reported)."""
         return self.sites[0] if self.sites else None
 
@@ -115,7 +119,7 @@ class Sem(DomainValue):
         return ("S", self.kind, self.dims, id(self.decl), tuple(id(x) for x in self.sites))
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class Descriptor(DomainValue):
     """The result of `make_async_copy` / `make_async_remote_copy`."""
 
@@ -146,7 +150,7 @@ class Descriptor(DomainValue):
                           self.nbytes if self.nbytes == other.nbytes else None)
 
 
-def join_dims(a, b):
+def join_dims(a: tuple | None, b: tuple | None) -> tuple | None:
     """Dims of a semaphore array that has shape `a` on one path and `b` on another: the
     same rank keeps known lengths; different ranks give None ("some non-scalar shape":
     still an error used whole, unknown once indexed)."""

@@ -13,7 +13,7 @@ Rule PAL408: past the trace, the TPU lowering stores only vectors into VMEM (a b
 from __future__ import annotations
 
 import ast
-
+from dataclasses import dataclass
 from typing import Any
 
 from ..arrays.args import python_scalar_array
@@ -23,7 +23,6 @@ from ..arrays.dtypes import DType, by_name, is_float, is_integer
 from ..arrays.shapes import ArrayV, is_static, text
 from ..arrays.values import ArrayValue
 from ..interp.frame import Evaluator, Frame
-from ..records import record
 from ..report import ContractFinding, ContractNote, ContractSuggestion, Edit
 from ..values import Const, shape_text
 from .indexing import index_parts, view_dims
@@ -36,7 +35,7 @@ _CLOSED_OPS = (ast.Add, ast.Sub, ast.Mult)
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
-@record
+@dataclass(unsafe_hash=True)
 class Store:
     """One store statement, as the rules describe it."""
 

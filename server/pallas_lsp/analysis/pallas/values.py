@@ -11,12 +11,11 @@ from typing import Any
 from ..interp.functions import resolve_lazy
 from ..arrays.dtypes import by_name, short
 from ..arrays.values import ArrayRef
-from ..records import record
 from ..values import Choice, DomainValue, Func, Loc, Partial
 from .model import DescriptorMethod, Invoker
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class ArraySpecV(DomainValue):
     """`jax.ShapeDtypeStruct(shape, dtype)` or a memory space called with (shape, dtype)."""
 
@@ -26,7 +25,7 @@ class ArraySpecV(DomainValue):
     loc: Loc | None = None
 
 
-@record(eq=False, slots=True)
+@dataclass(eq=False, slots=True)
 class BlockSpecV(DomainValue):
     """`pl.BlockSpec(block_shape, index_map, memory_space=...)`."""
 
@@ -36,7 +35,7 @@ class BlockSpecV(DomainValue):
     loc: Loc | None = None        # the `pl.BlockSpec(...)` call
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class GridSpecV(DomainValue):
     """`pl.GridSpec(...)` / `pltpu.PrefetchScalarGridSpec(...)`: the arguments as given."""
 
@@ -49,14 +48,14 @@ class GridSpecV(DomainValue):
     arg_locs: dict[str, Loc] = field(default_factory=dict)   # parameter -> the argument given
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class CompilerParamsV(DomainValue):
     dimension_semantics: Any
     loc: Loc | None = None
     semantics_loc: Loc | None = None   # the `dimension_semantics=` argument
 
 
-@record
+@dataclass(unsafe_hash=True)
 class AxisUse:
     """`pl.program_id(axis)` / `pl.num_programs(axis)` with a static axis, in a kernel."""
 
@@ -94,14 +93,14 @@ class PallasCall:
         return self.frame.loc(self.node) if self.node is not None else None
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class PallasCallable(DomainValue):
     """`pallas_call(kernel, ...)` awaiting its operands."""
 
     call: PallasCall
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class BufferRef(ArrayRef):
     """A ref to an array buffer the kernel gets (a scratch buffer, an input or output
     block) or a view of one, with what is static of it (`pallas.buffers`)."""
@@ -133,7 +132,7 @@ class BufferRef(ArrayRef):
         return (BufferRef, self.dims, self.open, self.dtype, self.space, self.view)
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class AtProperty(DomainValue):
     """`sems.at` / `x_ref.at`: indexed with `[...]` it makes a view (`pallas.indexing`,
     `pallas.buffers`)."""
@@ -141,7 +140,7 @@ class AtProperty(DomainValue):
     ref: Any                      # the Sem or BufferRef
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class DescriptorCall(DomainValue):
     """A bound method of a DMA descriptor (`desc.start`)."""
 
@@ -149,12 +148,12 @@ class DescriptorCall(DomainValue):
     method: DescriptorMethod
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class WhenDecorator(DomainValue):
     condition: bool | None        # static truth of the condition, when known
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class LoopDecorator(DomainValue):
     """`pl.loop(lower, upper, step=...)`, awaiting its body."""
 
@@ -163,35 +162,35 @@ class LoopDecorator(DomainValue):
     step: Any
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class WithScopedDecorator(DomainValue):
     types: list
     kwtypes: dict
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class WithScoped(DomainValue):
     func: Any
     refs: list
     kwrefs: dict
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class CoreMapDecorator(DomainValue):
     scratch: Any                  # the scratch_shapes value (None when not given)
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class Pipeline(DomainValue):
     body: Any
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class Passthrough(DomainValue):
     """`jax.jit(...)` and friends used as a decorator factory: returns what it wraps."""
 
 
-@record(eq=False)
+@dataclass(eq=False)
 class ShardMapped(DomainValue):
     """`jax.shard_map(f, ...)` called at once: calling it traces `f` (`pallas/sharding.py`)."""
 
