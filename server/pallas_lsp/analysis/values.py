@@ -99,10 +99,18 @@ class Loc:
     node: Any             # an ast node with a position
     path: str | None = None
 
+    def __init__(self, block: Any, node: Any, path: str | None = None) -> None:   # native (`records`)
+        self.block = block
+        self.node = node
+        self.path = path
+
 
 @dataclass(unsafe_hash=True, slots=True)
 class Const:
     value: Any            # int, float, str, bool, None, Ellipsis
+
+    def __init__(self, value: Any) -> None:   # native (`records`)
+        self.value = value
 
 
 @dataclass(unsafe_hash=True)
@@ -167,6 +175,9 @@ class Api:
     """A name from JAX / Pallas / the stdlib, by canonical dotted name ("pltpu.make_async_copy")."""
 
     qname: str
+
+    def __init__(self, qname: str) -> None:   # native (`records`)
+        self.qname = qname
 
 
 @dataclass(eq=False)

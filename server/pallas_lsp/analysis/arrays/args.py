@@ -34,6 +34,9 @@ class Py:
 
     value: PyValue
 
+    def __init__(self, value: PyValue) -> None:   # native (`records`)
+        self.value = value
+
     def __eq__(self, other: object) -> bool:
         return type(other) is Py and _typed(self.value) == _typed(other.value)
 

@@ -41,6 +41,12 @@ class NamedValue:
     array: ArrayV
     in_kernel: bool       # named while a kernel body (or code it calls) runs
 
+    def __init__(self, block: Any, node: ast.AST, array: ArrayV, in_kernel: bool) -> None:   # native (`records`)
+        self.block = block
+        self.node = node
+        self.array = array
+        self.in_kernel = in_kernel
+
 
 class ArrayDomain(Domain):
     """Stateless: what it learns of an entry goes to the entry's `Context`."""

@@ -55,6 +55,15 @@ class HelperCall:
     callee_node: Any      # its def (or lambda)
     frame: Frame          # the caller's frame
 
+    def __init__(self, arg: ast.AST, call: ast.AST, stmt: ast.AST, callee: str, callee_node: Any,
+                 frame: Frame) -> None:   # native (`records`)
+        self.arg = arg
+        self.call = call
+        self.stmt = stmt
+        self.callee = callee
+        self.callee_node = callee_node
+        self.frame = frame
+
 
 @mypyc_attr(allow_interpreted_subclasses=True)   # the domains derive from it
 class Domain:

@@ -38,6 +38,12 @@ class NamedSem:
     sem: Sem
     scope: ast.AST | None
 
+    def __init__(self, block: Any, node: ast.AST, sem: Sem, scope: ast.AST | None) -> None:   # native (`records`)
+        self.block = block
+        self.node = node
+        self.sem = sem
+        self.scope = scope
+
 
 class PallasDomain(Domain):
     """Stateless: what it learns of an entry goes to the entry's `Context`."""
