@@ -3,6 +3,7 @@ and mypy rejects an assignment to a field of one (the run-time class is not froz
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import os
 import subprocess
@@ -74,6 +75,36 @@ def test_the_compiled_modules_dataclasses_compare_and_hash_as_records():
     loc = Loc(None, None)
     assert loc != Loc(None, None) and hash(loc) == object.__hash__(loc)
     assert Seq((Const(1),)) != Seq((Const(1),))
+
+
+def _own_inits():
+    """(module, class, its fields, its own `__init__`) of every dataclass of the analysis
+    that writes its `__init__` (`records`: mypyc compiles it, not the generated one)."""
+    for path in sorted((SERVER / "pallas_lsp" / "analysis").rglob("*.py")):
+        for cls in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(cls, ast.ClassDef) or not any(
+                    "dataclass" in ast.unparse(d) for d in cls.decorator_list):
+                continue
+            init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+            fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                      and "ClassVar" not in ast.unparse(s.annotation)]
+            if init is not None:
+                yield path.name, cls.name, fields, init
+
+
+def test_an_own_init_takes_the_fields_as_the_generated_one_would():
+    inits = list(_own_inits())
+    assert {name for _, name, _, _ in inits} >= {"Const", "Loc", "Api", "HelperCall", "NamedValue", "NamedSem", "Py"}
+    for module, name, fields, init in inits:
+        params, defaults = init.args.args[1:], init.args.defaults
+        assert [p.arg for p in params] == [f.target.id for f in fields], (module, name)
+        assert [ast.unparse(p.annotation) for p in params] == [ast.unparse(f.annotation) for f in fields], (module, name)
+        field_defaults = [ast.unparse(f.value) for f in fields if f.value is not None]
+        assert [ast.unparse(d) for d in defaults] == field_defaults, (module, name)
+        assigned = [(s.targets[0].attr, s.value.id) for s in init.body
+                    if isinstance(s, ast.Assign) and isinstance(s.targets[0], ast.Attribute)
+                    and isinstance(s.value, ast.Name)]
+        assert assigned == [(f.target.id, f.target.id) for f in fields], (module, name)
 
 
 def test_mypy_rejects_an_assignment_to_a_record_field():
