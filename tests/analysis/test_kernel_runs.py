@@ -1,13 +1,15 @@
-"""A `pallas_call` callable applied again to operands alike runs its kernel once
-(`pallas/kernel_runs.py`); applied to other operands, or made anew, it runs again."""
+"""A `pallas_call` callable applied again to operands alike runs its kernel once, and so
+do two calls one line made alike (`pallas/kernel_runs.py`); applied to other operands,
+made anew or made otherwise, it runs again."""
 
 from __future__ import annotations
 
 import contextlib
+from types import SimpleNamespace
 
 import pytest
 
-from pallas_lsp.analysis.pallas import invokers
+from pallas_lsp.analysis.pallas import invokers, kernel_runs
 
 from .helpers import found, line_of
 from .test_flow import HEAD
@@ -42,7 +44,7 @@ BOTH_BRANCHES = """
 
 
 @pytest.fixture
-def kernel_runs(monkeypatch) -> list[int]:
+def runs(monkeypatch) -> list[int]:
     """How many kernel runs each analysis made (one item per `invoke_kernel` body run)."""
     runs: list[int] = []
     own_run = invokers._own_run
@@ -57,7 +59,7 @@ def kernel_runs(monkeypatch) -> list[int]:
     return runs
 
 
-def test_a_call_made_by_both_branches_runs_its_kernel_once(kernel_runs):
+def test_a_call_made_by_both_branches_runs_its_kernel_once(runs):
     """Either branch calls `call` with `x` (JAX traces one); the analysis runs both, and
     the kernel once: one error, as for a single call."""
     src = KERNEL + """
@@ -65,10 +67,10 @@ def run(x):
     call = pl.pallas_call(functools.partial(kernel, plan=Plan(True)), out_shape=OUT, scratch_shapes=SCRATCH)
 """ + BOTH_BRANCHES
     assert found(src) == [(line_of(src, WHOLE_ARRAY), "PAL001", (2,))]
-    assert len(kernel_runs) == 1
+    assert len(runs) == 1
 
 
-def test_the_same_call_given_other_shapes_runs_again(kernel_runs):
+def test_the_same_call_given_other_shapes_runs_again(runs):
     """The second call's operand has another shape (JAX traces the kernel again, with
     `plan.wide` set by then, and raises)."""
     src = KERNEL + """
@@ -80,10 +82,10 @@ def run(x):
     return call(jnp.ones((16, 128), jnp.float32))
 """
     assert found(src) == [(line_of(src, WHOLE_ARRAY), "PAL001", (2,))]
-    assert len(kernel_runs) == 2
+    assert len(runs) == 2
 
 
-def test_a_call_made_anew_runs_again(kernel_runs):
+def test_a_call_made_anew_runs_again(runs):
     """A second `pallas_call` of the same kernel is another callable (JAX traces it, sees
     `plan.wide`, and raises)."""
     src = KERNEL + """
@@ -94,10 +96,10 @@ def run(x):
     return pl.pallas_call(functools.partial(kernel, plan=plan), out_shape=OUT, scratch_shapes=SCRATCH)(y)
 """
     assert found(src) == [(line_of(src, WHOLE_ARRAY), "PAL001", (2,))]
-    assert len(kernel_runs) == 2
+    assert len(runs) == 2
 
 
-def test_a_call_whose_kernel_is_a_closure_runs_again(kernel_runs):
+def test_a_call_whose_kernel_is_a_closure_runs_again(runs):
     """What a kernel defined in the caller reads there may change between two calls: its
     runs are not taken as alike."""
     src = HEAD + """
@@ -108,4 +110,55 @@ def run(x):
     call = pl.pallas_call(kernel, out_shape=OUT, scratch_shapes=[DMA((2,))])
 """ + BOTH_BRANCHES
     assert found(src) == []
-    assert len(kernel_runs) == 2
+    assert len(runs) == 2
+
+
+# A builder whose `pallas_call` is made by a helper: once as a closure nothing calls, once
+# by the function it returns; neither call is applied, both run at the end of the entry.
+# JAX (`jax.jit(lambda x: build()(rows=8)(x)).trace(x)`): `Cannot signal on a
+# non-()-shaped semaphore: (2,)` with `sems` whole, no error with `sems.at[0]`.
+BUILDER = HEAD + """
+def build():
+    def kernel(x_hbm, o_ref, sems):
+        pltpu.async_copy(x_hbm, o_ref, sems{index}).wait()
+
+    def make_call(rows):
+        return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct((rows, 128), jnp.float32),
+                              scratch_shapes=[DMA((2,))])
+
+    def fn(*, rows):
+        return make_call(rows)
+
+    return fn
+"""
+
+
+@pytest.mark.parametrize("index, expected", [("", [("sems).wait()", "PAL001", (2,))]), (".at[0]", [])])
+def test_calls_made_alike_by_one_line_run_their_kernel_once(runs, index, expected):
+    """`make_call` runs twice (as a closure nothing calls, and from `fn`), with `rows`
+    unknown both times: its two calls are alike, and their kernel runs too (`sems` whole
+    is reported as before)."""
+    src = BUILDER.format(index=index)
+    assert found(src) == [(line_of(src, text), code, dims) for text, code, dims in expected]
+    assert len(runs) == 1
+
+
+def test_calls_made_by_one_line_with_other_shapes_run_again(runs):
+    """The same line given other output shapes makes calls that are not alike: one run
+    for `rows` unknown (`make_call` alone), one for 8 and one for 16 (from `fn`)."""
+    src = BUILDER.format(index=".at[0]").replace("return make_call(rows)", "return make_call(8), make_call(16)")
+    assert found(src) == []
+    assert len(runs) == 3
+
+
+@pytest.mark.parametrize("reach, alike", [(3, True), (30, False)])
+def test_a_run_made_at_another_depth_is_alike_where_neither_reaches_the_depth_limit(reach, alike):
+    """A first run made from depth 1 whose calls went `reach` deeper: a second one from
+    depth 2 would have been cut by `MAX_DEPTH` where the first was not (30 + 2 = 32)."""
+    first = SimpleNamespace(frame=SimpleNamespace(depth=1), axis_uses=["use"], replay_helps=True)
+    second = SimpleNamespace(frame=SimpleNamespace(depth=2), axis_uses=[], replay_helps=False)
+    ctx = SimpleNamespace(kernel_runs={})
+    kernel_runs.note_run(ctx, ("key",), first, 1 + reach)
+    assert kernel_runs.made_before(ctx, ("key",), second) is alike
+    assert (second.axis_uses, second.replay_helps) == ((["use"], True) if alike else ([], False))
+    assert kernel_runs.made_before(ctx, ("key",), first)   # at its own depth: always

@@ -406,6 +406,8 @@ class CallingInterpreter(ABC):
         callee_frame = Frame(env, func.frame, func.block, func, frame.depth + 1, func.path)
         callee_frame.scope = fnode
         ctx = self.ctx
+        if callee_frame.depth > ctx.deepest:
+            ctx.deepest = callee_frame.depth
         callee_frame.level = ctx.uncertain - ctx.staged + ctx.summarising   # (`traced_uncertainty`, inlined)
         text = func.block.text if func.block is not None else None
         nonlocals = nonlocal_names(fnode, text)

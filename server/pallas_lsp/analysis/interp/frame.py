@@ -220,6 +220,7 @@ class Context:
     # Steps ran out (the entry's, or those for other modules' code), where they would not
     # have without the calls taken from `summaries` (which count every step of theirs).
     cut: bool = False
+    deepest: int = 0                     # the greatest `Frame.depth` a call has made so far
     # Events a domain counts, so far: a call that had some is not memoised (a memo hit
     # would skip them), so one run of a function sees every event it makes.
     effects: int = 0
@@ -258,7 +259,7 @@ class Context:
     kernel_nodes: set[ast.AST] = field(default_factory=set)  # defs invoked as kernels
     certain_kernels: set[ast.AST] = field(default_factory=set)  # of those, by a call that surely runs
     sites: dict[tuple, Any] = field(default_factory=dict)    # (arg, call, callee, direct) -> Site
-    kernel_runs: set[tuple] = field(default_factory=set)     # pallas.kernel_runs.run_key of the runs made
+    kernel_runs: dict[tuple, Any] = field(default_factory=dict)   # pallas.kernel_runs: the runs made, by run_key
     # Semaphore arrays known by their use (`pallas/indexed_use.py`): collected on an
     # entry's first run, then given to the names on a second one (`overrides`).
     evidence: Any = None                                     # indexed_use.Evidence while collecting

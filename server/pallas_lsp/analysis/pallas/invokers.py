@@ -40,7 +40,7 @@ from . import sharding
 from .buffers import array_of_spec, array_spec_of, block_buffer, io_buffers, scratch_buffer
 from .counting import MAX_TRIPS, replay_would_help, unroll_trips
 from .handlers import unseen_events
-from .kernel_runs import outside_changes, run_key
+from .kernel_runs import made_before, note_run, outside_changes, run_key
 from .model import Binding, Invoker
 from .sems import Sem, SemType, Site, allocate, holds_sem, map_sems
 from .values import (
@@ -222,9 +222,10 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
     _declare_scratch(ctx, [a.value for a in (tail or [])] + [a.value for a in kw.values()], record)
     record.ran = True
     key = run_key(ctx, record, operands)
-    if key is not None and key in ctx.kernel_runs:
+    if made_before(ctx, key, record):
         return   # the same run again (`kernel_runs`): it would see and do what the first did
-    changes = outside_changes(ctx)
+    changes, deepest = outside_changes(ctx), ctx.deepest
+    ctx.deepest = 0
     bodies = _bodies(record)
     for body, arg in bodies:
         site = _foreign_kernel_site(record, body, arg)
@@ -232,8 +233,9 @@ def invoke_kernel(ev: Evaluator, callable_: PallasCallable, operands: list[Arg] 
         body_kw = {k: Arg(map_sems(a.value, site)) for k, a in kw.items()} if site else kw
         with grid_of(ctx, record), _own_run(ctx, concurrent=len(bodies) > 1):
             ev.call(body, body_args, body_kw, record.node, record.frame, helper=False)
-    if key is not None and outside_changes(ctx) == changes:
-        ctx.kernel_runs.add(key)
+    if outside_changes(ctx) == changes:
+        note_run(ctx, key, record, ctx.deepest)
+    ctx.deepest = max(ctx.deepest, deepest)
 
 
 def _bodies(record: PallasCall) -> list[tuple[Any, Loc | None]]:
