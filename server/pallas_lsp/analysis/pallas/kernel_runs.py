@@ -14,11 +14,12 @@ less the semaphore events counted there), nor in it, and the same top-level call
 active around both (a call repeating one of them is cut as recursion). A closure is a
 kernel alike only when no call is active (the kernels left to run at the end of an entry):
 what it reads of the frames it was made in then changes only as an effect does. Two calls
-made by one line are alike when every part of the call signs alike (`envs.signature`, as
-the memo signs a call's arguments, the types and specs by what they hold) and the statement their frames are at is the same (a
-capture is reported where the call is applied at once); the second takes what its run
-would have written into the call record (`axis_uses`, `replay_helps`). A run made at
-another depth than the first is alike where neither reaches `MAX_DEPTH`."""
+made by one line are alike when every part of the call is (the types and specs by what
+they hold, the refs as the memo signs a call's arguments, `envs.signature`) and the
+statement their frames are at is the same (a capture is reported where the call is
+applied at once); the second takes what its run would have written into the call record
+(`axis_uses`, `replay_helps`). A run made at another depth than the first is alike where
+neither reaches `MAX_DEPTH`."""
 
 from __future__ import annotations
 
