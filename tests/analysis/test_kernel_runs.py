@@ -9,7 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from pallas_lsp.analysis.interp.frame import Context
 from pallas_lsp.analysis.pallas import invokers, kernel_runs
+from pallas_lsp.analysis.pallas.model import Binding, Invoker
+from pallas_lsp.analysis.pallas.values import AxisUse, PallasCall
+from pallas_lsp.analysis.values import Loc
 
 from .helpers import found, line_of
 from .test_flow import HEAD
@@ -151,14 +155,22 @@ def test_calls_made_by_one_line_with_other_shapes_run_again(runs):
     assert len(runs) == 3
 
 
+def _call(depth: int) -> PallasCall:
+    """A call record made from a frame at `depth` (what `made_before` reads of it)."""
+    invoker = Invoker("pl.pallas_call", Binding.PALLAS_CALL)
+    return PallasCall(invoker, None, None, None, False, None, None, None, None, None, None, None,
+                      SimpleNamespace(depth=depth))
+
+
 @pytest.mark.parametrize("reach, alike", [(3, True), (30, False)])
 def test_a_run_made_at_another_depth_is_alike_where_neither_reaches_the_depth_limit(reach, alike):
     """A first run made from depth 1 whose calls went `reach` deeper: a second one from
     depth 2 would have been cut by `MAX_DEPTH` where the first was not (30 + 2 = 32)."""
-    first = SimpleNamespace(frame=SimpleNamespace(depth=1), axis_uses=["use"], replay_helps=True)
-    second = SimpleNamespace(frame=SimpleNamespace(depth=2), axis_uses=[], replay_helps=False)
-    ctx = SimpleNamespace(kernel_runs={})
+    first, second = _call(1), _call(2)
+    use = AxisUse(Loc(None, None), "pl.program_id", 0)
+    first.axis_uses, first.replay_helps = [use], True
+    ctx = Context(None)
     kernel_runs.note_run(ctx, ("key",), first, 1 + reach)
     assert kernel_runs.made_before(ctx, ("key",), second) is alike
-    assert (second.axis_uses, second.replay_helps) == ((["use"], True) if alike else ([], False))
+    assert (second.axis_uses, second.replay_helps) == (([use], True) if alike else ([], False))
     assert kernel_runs.made_before(ctx, ("key",), first)   # at its own depth: always
