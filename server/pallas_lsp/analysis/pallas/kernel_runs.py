@@ -112,8 +112,8 @@ def _closure(func: Any) -> bool:
 
 
 def _kernel_key(kernel: Any, closures: bool) -> tuple | None:
-    """A top-level function (or a `closures`) with the arguments partials bind (plain data
-    only)."""
+    """A top-level function (or, where `closures`, one defined in a call) with the arguments
+    partials bind (plain data only)."""
     bound: list[Any] = []
     for _ in range(_DEPTH):
         if not isinstance(kernel, Partial):
