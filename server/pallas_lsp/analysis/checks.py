@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .findings import Finding, FixData, Related
-from .index_choice import IndexSuggestion, index_elts, is_at, suggest_index
+from .index_choice import IndexSuggestion, suggest_index
 from .pallas.indexed_use import judged_against
-from .pallas.indexing import indexed_text
+from .pallas.indexing import index_elts, indexed_text, is_at
 from .pallas.model import SemRole
 from .pallas.sems import Sem
 from .records import record

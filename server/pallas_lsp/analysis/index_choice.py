@@ -25,9 +25,10 @@ from __future__ import annotations
 import ast
 import re
 
-from typing import Any, TypeGuard
+from typing import Any
 
 from .caches import CACHES
+from .pallas.indexing import at_base, index_elts, is_at
 from .pallas.model import CheckedCall
 from .pallas.registry import REGISTRY
 from .records import record
@@ -42,23 +43,6 @@ class IndexSuggestion:
     index: Index                          # the safe index, or the first choice
     safe: bool
     alternatives: tuple[Index, ...] = ()  # the other choices (none when safe)
-
-
-def is_at(node: object) -> TypeGuard[ast.Subscript]:
-    """`X.at[...]`."""
-    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
-            and node.value.attr == "at")
-
-
-def at_base(node: ast.Subscript) -> ast.expr:
-    """The `X` of `X.at[...]`."""
-    assert isinstance(node.value, ast.Attribute)
-    return node.value.value
-
-
-def index_elts(node: ast.Subscript) -> list[ast.expr]:
-    s = node.slice
-    return list(s.elts) if isinstance(s, ast.Tuple) else [s]
 
 
 def suggest_index(raw: Any, rank: int) -> IndexSuggestion:

@@ -8,10 +8,12 @@ per keystroke in a large kernel. The modules mypyc compiles (`setup.py`: the int
 its values, the two domains) declare plain dataclasses instead (`unsafe_hash=True`
 where a record would hash by its fields), immutable by convention: mypyc makes native
 classes of those, not of these. Their `__init__` is still the one `dataclasses`
-generates, run as Python; the few made most often (tens of thousands per keystroke: a
-constant, a node's location, a name, a hover note) write their own, which mypyc
-compiles (`Seq` cannot: the C mypyc writes for some calls of its own `__init__` does not
-compile). `mypyc_attr` marks their classes that Python classes derive from."""
+generates, run as Python (and so are its `__eq__` and `__hash__`); those made, compared
+or hashed most often (thousands per keystroke in a large kernel: a constant, a node's
+location, a name, a hover note, a semaphore, an array value, its shape and dtype, an
+index, a name's binding) write their own, which mypyc compiles (`Seq` cannot: the C
+mypyc writes for some calls of its own `__init__` does not compile). `mypyc_attr`
+marks their classes that Python classes derive from."""
 
 from __future__ import annotations
 

@@ -16,12 +16,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 
-@dataclass(unsafe_hash=True, slots=True)
+@dataclass(eq=False, slots=True)
 class DType:
     """An element type: numpy's `name` (`"float32"`, `"bfloat16"`) and JAX's weak flag."""
 
     name: str
     weak: bool = False
+
+    def __init__(self, name: str, weak: bool = False) -> None:   # native (`records`)
+        self.name = name
+        self.weak = weak
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DType and self.name == other.name and self.weak == other.weak
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.weak))
 
 
 class TypePromotionError(ValueError):

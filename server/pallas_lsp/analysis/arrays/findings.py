@@ -33,6 +33,10 @@ class Operand:
     node: ast.AST | None
     array: ArrayV | None
 
+    def __init__(self, node: ast.AST | None, array: ArrayV | None) -> None:   # native (`records`)
+        self.node = node
+        self.array = array
+
 
 @dataclass(unsafe_hash=True)
 class Operation:
@@ -42,6 +46,13 @@ class Operation:
     at: Loc                     # the call or operator expression
     operands: tuple[Operand, ...]
     keywords: frozenset[str] = frozenset()
+
+    def __init__(self, name: str, at: Loc, operands: tuple[Operand, ...],
+                 keywords: frozenset[str] = frozenset()) -> None:   # native (`records`)
+        self.name = name
+        self.at = at
+        self.operands = operands
+        self.keywords = keywords
 
 
 def reportable(ev: Evaluator, frame: Frame) -> bool:

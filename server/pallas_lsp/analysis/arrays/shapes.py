@@ -18,12 +18,22 @@ Shape = tuple[Dim, ...]
 UNKNOWN_DIM = "?"
 
 
-@dataclass(unsafe_hash=True, slots=True)
+@dataclass(eq=False, slots=True)
 class ArrayV:
     """An array value: `shape=None` means rank unknown, `dtype=None` dtype unknown."""
 
     shape: Shape | None
     dtype: DType | None
+
+    def __init__(self, shape: Shape | None, dtype: DType | None) -> None:   # native (`records`)
+        self.shape = shape
+        self.dtype = dtype
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is ArrayV and self.shape == other.shape and self.dtype == other.dtype
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype))
 
     def text(self) -> str:
         return text(self)

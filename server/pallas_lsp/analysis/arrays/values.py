@@ -29,6 +29,11 @@ class ArrayValue(DomainValue):
     origin: Loc | None = None    # the call that made it (a driver's `jnp.ones(...)`: where an operand is declared)
     concrete: bool = False       # a NumPy value (`np.float32(2.0)`, `jnp.finfo(t).min`), not traced
 
+    def __init__(self, array: ArrayV, origin: Loc | None = None, concrete: bool = False) -> None:   # native (`records`)
+        self.array = array
+        self.origin = origin
+        self.concrete = concrete
+
     @property
     def loop_tracked(self) -> bool:
         return True

@@ -51,6 +51,7 @@ from .frame import (
     Yields,
     binds_in,
     maybe_runs,
+    unsure_after,
 )
 from .functions import resolve_lazy
 from .operators import truth
@@ -114,7 +115,7 @@ class CallingInterpreter(ABC):
         known = True
         binds = binds_in(node, frame)
         ends: list[dict] = []   # with `:=` in it, the states it may end in
-        with ExitStack() as unsure:
+        with unsure_after(self.ctx) as unsure:
             for operand in node.values:
                 t = self.condition(operand, frame)
                 if t is decides:
@@ -123,7 +124,7 @@ class CallingInterpreter(ABC):
                     ends.append(dict(binds.env))
                 if t is None and known:
                     known = False
-                    unsure.enter_context(maybe_runs(self.ctx))
+                    unsure.begin()
         return self.ended(binds, ends, (not decides) if known else None)
 
     def ended(self, binds: Frame | None, ends: list[dict], value: Any) -> Any:
@@ -444,6 +445,8 @@ class CallingInterpreter(ABC):
         if frame.func is None:   # top-level definitions: entries, called by the program's users
             self._flush(frame)
             return
+        if not any(map(_left_to_flush, frame.created)):   # (most often: every closure was called)
+            return
         self.ctx.uncalled += 1
         try:
             with ExitStack() as stack:
@@ -460,7 +463,7 @@ class CallingInterpreter(ABC):
                     self.call_function(obj, [STAR], ANY_KWARGS, None, frame, helper=False)
             elif isinstance(obj, ClassV):
                 for m in obj.attrs.values():
-                    if isinstance(m, Func) and not m.analysed:
+                    if _never_run(m):
                         self.call_function(m, [Arg(Instance(obj), None), STAR], ANY_KWARGS, None, frame,
                                            helper=False)
 
@@ -518,6 +521,16 @@ def _given_a_closure(args: list[ArgOrStar], kwargs: dict[str, Arg]) -> bool:
     """Whether a call is given a closure (in a container, an object or a partial): two calls
     given it alike may still differ, so the call is not memoised."""
     return any(closes_over_a_call(a) for a in (*args, *kwargs.values()))
+
+
+def _never_run(value: Any) -> bool:
+    """A function no call has run yet."""
+    return isinstance(value, Func) and not value.analysed
+
+
+def _left_to_flush(obj: Any) -> bool:
+    """A closure or class made in a frame that `flush_created` would still run."""
+    return _never_run(obj) or isinstance(obj, ClassV) and any(map(_never_run, obj.attrs.values()))
 
 
 def _forget_iterators(args: Iterable[ArgOrStar], frame: Frame) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from contextlib import ExitStack
 from typing import Any
 
 from ..symbols import child
@@ -51,6 +50,7 @@ from .frame import (
     Frame,
     binds_in,
     maybe_runs,
+    unsure_after,
     walrus_frame,
 )
 from .builtins import CONSTANTS
@@ -393,7 +393,7 @@ class Interpreter(StatementInterpreter):
         result: bool | None = True
         binds = binds_in(node, frame)
         ends: list[dict] = []
-        with ExitStack() as unsure:
+        with unsure_after(self.ctx) as unsure:
             for op, c in zip(node.ops, node.comparators):
                 right = self.eval(c, frame)
                 r = self.compare(op, left, right, node, frame)
@@ -405,7 +405,7 @@ class Interpreter(StatementInterpreter):
                     result = None
                     if binds is not None:
                         ends.append(dict(binds.env))
-                    unsure.enter_context(maybe_runs(self.ctx))
+                    unsure.begin()
                 left = right
         return self.ended(binds, ends, Const(result) if result is not None else UNKNOWN)
 
@@ -430,7 +430,7 @@ class Interpreter(StatementInterpreter):
         # whose truth is not known on (those after it may not run).
         binds = binds_in(node, frame)
         ends: list[dict] = []
-        with ExitStack() as unsure:
+        with unsure_after(self.ctx) as unsure:
             for operand in node.values[:-1]:
                 value = self.eval(operand, frame)
                 t = self.truth_of(value, operand, frame)
@@ -441,7 +441,7 @@ class Interpreter(StatementInterpreter):
                     if binds is not None:
                         ends.append(dict(binds.env))
                     if len(may_give) == 1:   # the operands after it may not run
-                        unsure.enter_context(maybe_runs(self.ctx))
+                        unsure.begin()
             return self.ended(binds, ends, self.joined((*may_give, self.eval(node.values[-1], frame))))
 
     # ------------------------------------------------------------------ the rest

@@ -181,12 +181,22 @@ class Yields:
     values: list[Any] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Binding:
     """A name in the scope (its `def` node) that binds it."""
 
     scope: ast.AST
     name: str
+
+    def __init__(self, scope: ast.AST, name: str) -> None:   # native (`records`)
+        self.scope = scope
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Binding and self.scope is other.scope and self.name == other.name
+
+    def __hash__(self) -> int:
+        return hash((self.scope, self.name))
 
 
 @dataclass
@@ -308,6 +318,30 @@ class maybe_runs:
     def __exit__(self, *exc: object) -> None:
         self.ctx.uncertain -= 1
         self.ctx.staged -= self.staged
+
+
+class unsure_after:
+    """`with unsure_after(ctx) as unsure:` ... `unsure.begin()`: the code from there to the
+    end of the block may not run (`maybe_runs`, entered midway: the operands of `a and b`
+    after one whose truth is not known)."""
+
+    __slots__ = ("begun", "ctx")
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.begun = False
+
+    def __enter__(self) -> unsure_after:
+        return self
+
+    def begin(self) -> None:
+        if not self.begun:
+            self.begun = True
+            self.ctx.uncertain += 1
+
+    def __exit__(self, *exc: object) -> None:
+        if self.begun:
+            self.ctx.uncertain -= 1
 
 
 class forked(maybe_runs):

@@ -12,7 +12,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from ..index_choice import is_at
 from ..interp.domain import NOT_MINE, Domain, HelperCall
 from ..interp.frame import Binding, CallArgs, Context, Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Api
@@ -20,7 +19,7 @@ from ..arrays.values import ArrayValue
 from . import dispatch, handlers
 from .buffers import read, view
 from .captures import check_capture
-from .indexing import index_sem
+from .indexing import index_sem, is_at
 from .invokers import grid_of
 from .protocol import holds_callable
 from .registry import library_fields, semaphore_member

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..caches import CACHES
-from ..index_choice import at_base, index_elts, is_at
 from ..interp.frame import Binding
 from ..interp.syntax import parents as syntax_parents
 from ..values import UNKNOWN, Loc, SliceV
+from .indexing import at_base, index_elts, is_at
 from .sems import Sem
 
 MAX_VIEWS = 8   # views kept as evidence of one name
@@ -55,6 +55,12 @@ class Flow:
     source: Binding
     view: View | None
     at: Loc
+
+    def __init__(self, target: Binding, source: Binding, view: View | None, at: Loc) -> None:   # native (`records`)
+        self.target = target
+        self.source = source
+        self.view = view
+        self.at = at
 
 
 @dataclass

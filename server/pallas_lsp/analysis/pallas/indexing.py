@@ -11,13 +11,30 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..interp.frame import Evaluator, Frame
 from ..values import SCALAR, UNKNOWN, Const, Seq, SliceV
 from ..arrays.values import float_scalar_type, is_index_scalar
 from .derived import INDEX_KEEPER_WORDS
 from .sems import Sem
+
+
+def is_at(node: object) -> TypeGuard[ast.Subscript]:
+    """`X.at[...]`."""
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "at")
+
+
+def at_base(node: ast.Subscript) -> ast.expr:
+    """The `X` of `X.at[...]`."""
+    assert isinstance(node.value, ast.Attribute)
+    return node.value.value
+
+
+def index_elts(node: ast.Subscript) -> list[ast.expr]:
+    s = node.slice
+    return list(s.elts) if isinstance(s, ast.Tuple) else [s]
 
 
 class IndexKind(Enum):
@@ -36,6 +53,18 @@ class IndexPart:
     start: int | None = None                # a keeper's static start and stride (`pl.ds(3, 8)`)
     stride: int | None = 1
     floating: str | None = None             # a traced float scalar's (or a keeper's start's) type, "f32"
+
+    def __init__(self, kind: IndexKind, size: int | None = None, bounds: tuple | None = None, full: bool = False,
+                 value: int | None = None, start: int | None = None, stride: int | None = 1,
+                 floating: str | None = None) -> None:   # native (`records`)
+        self.kind = kind
+        self.size = size
+        self.bounds = bounds
+        self.full = full
+        self.value = value
+        self.start = start
+        self.stride = stride
+        self.floating = floating
 
 
 def keeps_dimension(part: IndexPart) -> bool:

@@ -66,6 +66,19 @@ class Sem(DomainValue):
     evidence: tuple = ()
     library: str | None = None   # a field of this library class (`pltpu.BufferedRef`)
 
+    def __init__(self, kind: str, dims: tuple | None, decl: Loc | None, sites: tuple = (),
+                 scalar_decl: tuple | None = None, element: tuple | None = (), gpu: bool = False,
+                 evidence: tuple = (), library: str | None = None) -> None:   # native (`records`)
+        self.kind = kind
+        self.dims = dims
+        self.decl = decl
+        self.sites = sites
+        self.scalar_decl = scalar_decl
+        self.element = element
+        self.gpu = gpu
+        self.evidence = evidence
+        self.library = library
+
     @property
     def loop_tracked(self) -> bool:   # a loop runs again while a semaphore changes
         return True
@@ -89,10 +102,15 @@ class Sem(DomainValue):
         sites = self.sites + (site,)
         if len(sites) > 3:
             sites = (sites[0],) + sites[-2:]
-        return replace(self, sites=sites)
+        return self._with_sites(sites)
 
     def without_sites(self):
-        return replace(self, sites=()) if self.sites else self
+        return self._with_sites(()) if self.sites else self
+
+    def _with_sites(self, sites: tuple) -> Sem:
+        """`dataclasses.replace(self, sites=sites)`, compiled."""
+        return Sem(self.kind, self.dims, self.decl, sites, self.scalar_decl, self.element, self.gpu,
+                   self.evidence, self.library)
 
     def join(self, other: Any) -> Any:
         if not isinstance(other, Sem):
